@@ -1,0 +1,14 @@
+# trace_flags: the warning and sanitizer settings applied to our own targets only.
+add_library(trace_flags INTERFACE)
+target_compile_options(trace_flags INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+  -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual
+  -Wimplicit-fallthrough)
+if(TRACE_WERROR)
+  target_compile_options(trace_flags INTERFACE -Werror)
+endif()
+if(TRACE_SANITIZE)
+  target_compile_options(trace_flags INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(trace_flags INTERFACE -fsanitize=address,undefined)
+endif()

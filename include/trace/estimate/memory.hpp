@@ -1,0 +1,96 @@
+#pragma once
+/// Memory estimates for full fine-tuning, LoRA and serving. Every constant is a named field of
+/// MemoryAssumptions with its default documented in docs/memory.md; every term is a formula
+/// there, with its source.
+#include <cstdint>
+#include <string>
+
+#include "trace/dtype.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_description.hpp"
+
+namespace trace {
+
+inline constexpr std::int64_t k_gib = 1LL << 30;
+inline constexpr std::int64_t k_mib = 1LL << 20;
+
+struct MemoryAssumptions {
+  // Workload.
+  std::int64_t seq_len = 2048;  ///< training tokens per sequence
+  std::int64_t batch = 1;       ///< training micro-batch (sequences)
+  std::int64_t context = 4096;  ///< serving tokens per sequence held in the KV cache
+  std::int64_t concurrency = 1; ///< serving sequences held at once
+  std::int64_t lora_rank = 16;
+  // Full fine-tune: AdamW under bf16 autocast with fp32 master weights.
+  std::int64_t master_weight_bytes = 4;     ///< fp32 parameters
+  std::int64_t autocast_copy_bytes = 2;     ///< bf16 copies autocast caches and saves for backward
+  std::int64_t gradient_bytes = 4;          ///< fp32 gradients
+  std::int64_t optimizer_bytes = 8;         ///< AdamW: two fp32 moments
+  std::int64_t activation_bytes = 2;        ///< bf16 activations saved for backward
+  std::int64_t logits_bytes_per_value = 10; ///< bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax 4
+  // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.
+  Dtype lora_base_dtype = Dtype::bf16;
+  std::int64_t adapter_bytes_per_param = 16;  ///< fp32 weight 4 + gradient 4 + AdamW moments 8
+  // Serving.
+  Dtype serve_weight_dtype = Dtype::bf16;
+  Dtype kv_dtype = Dtype::bf16;
+  // Per-process overhead and safety margin.
+  std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
+  double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
+};
+
+struct MemoryBreakdown {
+  std::int64_t weights = 0;
+  std::int64_t gradients = 0;
+  std::int64_t optimizer = 0;
+  std::int64_t activations = 0;
+  std::int64_t kv_cache = 0;
+  std::int64_t ssm_state = 0;
+  std::int64_t overhead = 0;
+  std::int64_t total() const;
+};
+
+/// One mode's estimate at the requested batch, plus the split that fit searches need:
+/// bytes(batch) = fixed_bytes + batch * per_sequence_bytes.
+struct ModeMemory {
+  std::string mode;  ///< "full_finetune", "lora", "serve"
+  std::int64_t batch = 1;
+  MemoryBreakdown breakdown;
+  std::int64_t fixed_bytes = 0;         ///< weights, gradients, optimizer, overhead
+  std::int64_t per_sequence_bytes = 0;  ///< activations or KV cache of one sequence
+  std::int64_t shardable_bytes = 0;     ///< the part ZeRO-3 / tensor parallelism divides
+  std::string formula;                  ///< one line: which terms, which constants
+};
+
+struct MemoryEstimate {
+  ModeMemory full_finetune;
+  ModeMemory lora;
+  ModeMemory serve;
+  std::int64_t lora_trainable_params = 0;
+  std::int64_t kv_cache_bytes_per_token = 0;  ///< at full context, all attention layers
+  std::int64_t training_activation_bytes_per_sequence = 0;
+};
+
+/// Trainable parameters LoRA adds at `rank` on every linear layer of the text stacks (attention
+/// q/k/v/o or fused qkv, MLP gate/up/down), the head and embeddings excluded.
+std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank);
+
+/// KV-cache bytes one sequence of `context` tokens holds: 2 (K and V) x kv heads x head_dim x
+/// min(context, window) per self-attention layer (+ cross-attention over `context` encoder
+/// tokens for encoder-decoders); encoder-only models cache nothing.
+std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype);
+
+/// Activation bytes one training sequence of `seq_len` tokens saves for backward, with SDPA /
+/// flash attention (no score matrix). Formula: docs/memory.md.
+std::int64_t training_activation_bytes(const ModelDescription& model, std::int64_t seq_len,
+                                       const MemoryAssumptions& assumptions);
+
+/// Throws ConfigError naming the flag when a workload value is out of range (zero, negative,
+/// or beyond the ranges in docs/memory.md).
+void validate_assumptions(const MemoryAssumptions& assumptions);
+
+/// All three modes. Throws ConfigError on sizes that overflow.
+MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCount& params,
+                               const MemoryAssumptions& assumptions);
+
+}  // namespace trace

@@ -1,0 +1,36 @@
+#pragma once
+/// Exact parameter counts from a ModelDescription: every learnable tensor the checkpoint holds,
+/// each once (a tied head is the embedding matrix, counted once). Formulas: docs/parameters.md.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/model/model_description.hpp"
+
+namespace trace {
+
+/// Parameters of one norm (RMSNorm: dim; LayerNorm: 2 x dim; ...).
+std::int64_t norm_params(const Norm& norm);
+/// q, k, v, o projections with their biases, QK-norms and any relative-position table.
+std::int64_t attention_params(const Attention& attention);
+/// gate/up/down (gated) or fc1/fc2 (plain) with biases.
+std::int64_t mlp_params(const Mlp& mlp);
+/// Every parameter held by one layer.
+std::int64_t block_params(const Block& block);
+
+struct ParameterCount {
+  std::int64_t total = 0;
+  std::int64_t active = 0;  ///< per token: equals total for dense models
+  std::int64_t active_without_embedding = 0;  ///< active minus the input lookup tables
+  std::int64_t mtp = 0;                       ///< multi-token-prediction layers (none here)
+  std::int64_t vision = 0;                    ///< image encoder + projector, inside total
+  /// component -> count, in a fixed order: embedding, position_embedding, attention, mlp, norm,
+  /// head, vision, other. Sums to total.
+  std::vector<std::pair<std::string, std::int64_t>> by_component;
+};
+
+/// Counts every parameter of the model. Throws ConfigError if a count overflows int64.
+ParameterCount count_parameters(const ModelDescription& model);
+
+}  // namespace trace

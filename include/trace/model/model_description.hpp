@@ -1,0 +1,134 @@
+#pragma once
+/// One typed description of a model, whatever config.json dialect it came from. Every family
+/// parser fills this; the layer graph, the parameter count and the memory estimate read only it.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trace {
+
+enum class NormKind {
+  rms_norm,            ///< weight only
+  layer_norm,          ///< weight and bias
+  layer_norm_no_bias,  ///< weight only (OLMo-style / bias=False)
+  layer_norm_no_affine,  ///< no learned tensor (OPT with layer_norm_elementwise_affine=false)
+};
+
+struct Norm {
+  std::string name;  ///< the checkpoint's module name, e.g. "input_layernorm"
+  NormKind kind = NormKind::rms_norm;
+  std::int64_t dim = 0;
+};
+
+enum class PositionKind {
+  rope,           ///< rotary: no learned tensor
+  learned,        ///< an absolute position-embedding table
+  alibi,          ///< linear biases: no learned tensor
+  relative_bias,  ///< T5 bucketed relative bias tables
+  none,
+};
+
+struct Attention {
+  std::string name = "self_attn";
+  std::int64_t input_dim = 0;     ///< width of the residual stream feeding the queries
+  std::int64_t kv_input_dim = 0;  ///< width feeding keys and values (differs for cross attention)
+  std::int64_t output_dim = 0;    ///< width the output projection writes back
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;
+  bool q_bias = false;
+  bool k_bias = false;
+  bool v_bias = false;
+  bool o_bias = false;
+  bool fused_qkv = false;  ///< stored as one qkv tensor (same count, shown in the graph)
+  std::optional<Norm> q_norm;  ///< QK-norm; its dim is per head or full width, as stored
+  std::optional<Norm> k_norm;
+  std::int64_t sliding_window = 0;  ///< 0: attends to the whole context
+  std::int64_t rotary_dim = 0;      ///< dims per head that get RoPE (0 when not rotary)
+  std::int64_t relative_attention_buckets = 0;  ///< T5: rows of the bias table held here
+  bool is_cross = false;
+};
+
+enum class MlpKind {
+  gated,  ///< act(gate(x)) * up(x) -> down: SwiGLU, GeGLU
+  plain,  ///< act(up(x)) -> down
+};
+
+struct Mlp {
+  MlpKind kind = MlpKind::gated;
+  std::string activation;
+  std::int64_t input_dim = 0;
+  std::int64_t intermediate = 0;
+  bool up_bias = false;  ///< bias on gate/up (fc1)
+  bool down_bias = false;
+  bool fused_gate_up = false;
+};
+
+/// One layer as it really is.
+struct Block {
+  std::vector<Norm> norms;  ///< every norm held by the layer, in checkpoint order
+  Attention attention;
+  std::optional<Attention> cross_attention;
+  Mlp mlp;
+  bool parallel_residual = false;  ///< attention and MLP read the same input (GPT-J, NeoX, Falcon)
+  /// Where `norms` sit. Pre-norm (default): 1 norm = before both (parallel blocks); 2 = before
+  /// attention, before MLP; 3 = before self-attention, cross-attention, MLP; 4 = before and after
+  /// attention, before and after MLP (Gemma 2/3). Post-norm (BERT, OLMo 2): after attention,
+  /// after MLP.
+  bool post_norm = false;
+};
+
+/// A stack of layers: the decoder of a decoder-only model, or the encoder / decoder of T5.
+struct Stack {
+  std::string name;  ///< "decoder", "encoder"
+  std::vector<Block> blocks;
+  std::optional<Norm> final_norm;
+  bool causal = true;
+  bool vision = false;  ///< an image encoder: no KV cache, not on the text path
+};
+
+/// A learnable tensor outside the layer stacks that does not fit the shapes above
+/// (BERT's pooler and pre-training heads, OPT's project_in/out, ...).
+struct ExtraParameter {
+  std::string name;
+  std::string component;  ///< by_component key: "embedding", "head", "norm", "other"...
+  std::string op;         ///< what the graph shows, e.g. "Linear", "LayerNorm"
+  std::int64_t params = 0;
+};
+
+/// A tensor some checkpoints store that is not a parameter (GPT-2's causal masks, rotary
+/// inv_freq buffers). Reported apart, never counted.
+struct StoredExtra {
+  std::string name;
+  std::int64_t count = 0;          ///< how many such tensors
+  std::int64_t elements_each = 0;  ///< elements in each
+  std::string dtype;               ///< as stored, e.g. "F32"
+  bool certain = false;            ///< false: only some uploads of this family store it
+  std::string note;
+};
+
+struct ModelDescription {
+  std::string model_type;    ///< as config.json says (for wrappers, the outer type)
+  std::string family;        ///< human name, e.g. "Llama (decoder-only, RoPE, RMSNorm, SwiGLU)"
+  std::string architecture;  ///< "decoder-only", "encoder-only", "encoder-decoder"
+  std::int64_t vocab_size = 0;
+  std::int64_t hidden_size = 0;
+  std::int64_t embedding_dim = 0;  ///< usually hidden_size
+  PositionKind position = PositionKind::rope;
+  std::int64_t learned_positions = 0;  ///< rows of the position table (PositionKind::learned)
+  std::int64_t token_types = 0;        ///< BERT segment embeddings
+  std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
+  double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
+  std::vector<Stack> stacks;
+  bool has_lm_head = true;
+  bool tie_word_embeddings = false;
+  bool lm_head_bias = false;
+  std::vector<ExtraParameter> extra_parameters;
+  std::vector<StoredExtra> stored_extras;
+  std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
+  std::string torch_dtype;                   ///< "bfloat16", ... or empty
+  std::vector<std::string> notes;            ///< facts the parser inferred, shown in the report
+};
+
+}  // namespace trace

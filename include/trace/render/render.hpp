@@ -1,0 +1,32 @@
+#pragma once
+/// Renderers: Report -> text. Pure; the CLI writes the result to stdout.
+#include <cstdint>
+#include <string>
+
+#include "trace/report/report.hpp"
+
+namespace trace {
+
+enum class OutputFormat { table, json, markdown };
+
+struct RenderOptions {
+  OutputFormat format = OutputFormat::table;
+};
+
+/// One JSON object, schema "trace.plan/1" (docs/json.md). Integers for every count and byte size.
+std::string render_json(const Report& report);
+/// The terminal report: model, parameters, memory, what fits, structure (+ full graph).
+std::string render_table(const Report& report);
+/// The same sections as GitHub-flavoured Markdown.
+std::string render_markdown(const Report& report);
+std::string render(const Report& report, const RenderOptions& options);
+
+// ---- formatting helpers shared by the renderers ----
+/// 8030261248 -> "8,030,261,248".
+std::string group_digits(std::int64_t value);
+/// 8030261248 -> "8.03B"; 124439808 -> "124.4M".
+std::string short_count(std::int64_t value);
+/// Bytes -> "15.00 GiB" / "512.0 MiB".
+std::string format_bytes(std::int64_t bytes);
+
+}  // namespace trace

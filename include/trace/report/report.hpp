@@ -1,0 +1,47 @@
+#pragma once
+/// The one value every renderer consumes: the model, its counts, graph, memory and card fits.
+/// make_report is the pure pipeline config text -> Report.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/estimate/fit.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
+#include "trace/model/layer_graph.hpp"
+#include "trace/model/model_description.hpp"
+
+namespace trace {
+
+struct ReportRequest {
+  std::string model_id;  ///< what the user typed, normalized (repo id or path)
+  std::string source;    ///< where the config came from: "bundled catalog", a path, ...
+  MemoryAssumptions assumptions;
+  bool serve_dtype_from_config = true;  ///< derive the serving dtype from torch_dtype
+  std::vector<std::string> gpu_ids;     ///< cards to report; empty: the default set
+  bool include_graph = false;
+};
+
+struct Report {
+  std::string model_id;
+  std::string source;
+  ModelDescription model;
+  ParameterCount parameters;
+  LayerGraph graph;
+  MemoryAssumptions assumptions;
+  MemoryEstimate memory;
+  std::vector<CardFit> cards;
+  bool include_graph = false;
+  std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
+};
+
+/// The serving dtype transformers/vLLM would load: fp16/bf16 as stored, bf16 for fp32 or unknown.
+Dtype default_serving_dtype(const ModelDescription& model);
+
+/// Parses the config and runs every estimator. Throws ConfigError.
+Report make_report(std::string_view config_text, const ReportRequest& request,
+                   const GpuCatalog& gpus);
+
+}  // namespace trace

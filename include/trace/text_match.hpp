@@ -1,0 +1,15 @@
+#pragma once
+/// Small string helpers: case folding and "did you mean" suggestions.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trace {
+
+std::string to_lower(std::string_view text);
+/// Levenshtein distance.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+/// The candidate closest to `word` if it is plausibly a typo of it, else "".
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace trace

@@ -1,0 +1,243 @@
+#include "trace/cli/run.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "trace/error.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
+#include "trace/model/catalog.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
+#include "trace/report/report.hpp"
+#include "trace/version.hpp"
+
+namespace trace::cli {
+
+namespace {
+
+struct PlanOptions {
+  std::string model;
+  bool plan = false;
+  bool graph = false;
+  bool json = false;
+  std::string format = "table";
+  std::string dtype;
+  std::string kv_dtype = "bf16";
+  std::vector<std::string> gpus;
+  std::string gpu_table;
+  std::int64_t cuda_context_mib = 512;
+  MemoryAssumptions assumptions;
+  // trace check
+  std::string check_gpu;
+  std::string check_mode = "serve";
+  std::int64_t check_cards = 1;
+};
+
+Dtype require_dtype(const std::string& name, const char* flag) {
+  if (const std::optional<Dtype> dtype = parse_dtype(name)) return *dtype;
+  throw ConfigError(fmt::format("{} '{}' is not a known dtype; use one of {}", flag, name,
+                                dtype_names()));
+}
+
+void add_plan_options(CLI::App& app, PlanOptions& options) {
+  MemoryAssumptions& a = options.assumptions;
+  app.add_option("model", options.model,
+                 "config.json path, folder holding one, or Hugging Face repo id (org/name[@rev])")
+      ->required();
+  app.add_option("--seq-len", a.seq_len, "training tokens per sequence (and graph shapes)")
+      ->capture_default_str();
+  app.add_option("--batch", a.batch, "training micro-batch, sequences")->capture_default_str();
+  app.add_option("--context", a.context, "serving tokens per sequence held in the KV cache")
+      ->capture_default_str();
+  app.add_option("--concurrency", a.concurrency, "serving sequences held at once")
+      ->capture_default_str();
+  app.add_option("--lora-rank", a.lora_rank, "LoRA rank on every linear layer but the head")
+      ->capture_default_str();
+  app.add_option("--dtype", options.dtype,
+                 "serving weight dtype (" + dtype_names() + "); default: the checkpoint's, bf16 "
+                 "for fp32 checkpoints");
+  app.add_option("--kv-dtype", options.kv_dtype, "KV cache dtype")->capture_default_str();
+  app.add_option("--headroom", a.headroom_fraction,
+                 "share of usable card memory kept free for fragmentation")
+      ->capture_default_str();
+  app.add_option("--cuda-context-mib", options.cuda_context_mib,
+                 "per-process CUDA context and library workspace, MiB")
+      ->capture_default_str();
+  app.add_option("--gpu", options.gpus, "cards to report (repeatable; default: a common set)");
+  app.add_option("--gpu-table", options.gpu_table, "GPU table JSON replacing data/gpus.json");
+}
+
+GpuCatalog load_catalog(const PlanOptions& options) {
+  if (options.gpu_table.empty()) return builtin_gpu_catalog();
+  return parse_gpu_catalog(read_text_file(options.gpu_table), options.gpu_table);
+}
+
+Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCatalog& gpus) {
+  const LoadedConfig config = load_model_config(options.model, env);
+  ReportRequest request;
+  request.model_id = config.model_id;
+  request.source = config.source;
+  request.assumptions = options.assumptions;
+  request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
+  if (options.cuda_context_mib < 0 || options.cuda_context_mib > (1LL << 20)) {
+    throw ConfigError("--cuda-context-mib must lie in 0..1048576");
+  }
+  request.assumptions.cuda_context_bytes = options.cuda_context_mib * k_mib;
+  if (!options.dtype.empty()) {
+    request.assumptions.serve_weight_dtype = require_dtype(options.dtype, "--dtype");
+    request.serve_dtype_from_config = false;
+  }
+  request.gpu_ids = options.gpus;
+  request.include_graph = options.graph;
+  return make_report(config.text, request, gpus);
+}
+
+int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 const HubEnvironment& env) {
+  CLI::App app{"trace: what a model costs in memory, before you rent a GPU.\n"
+               "Reads config.json only (never weights). Exit codes: 0 ok, 1 does not fit "
+               "(trace check), 2 bad input, 3 network failure.\n"
+               "Other commands: `trace gpus` (the GPU table), `trace models` (bundled catalog), "
+               "`trace check MODEL --gpu ID [--mode serve|lora|full]`.",
+               "trace"};
+  app.set_version_flag("--version", std::string(k_version));
+  PlanOptions options;
+  add_plan_options(app, options);
+  app.add_flag("--plan", options.plan, "print the plan (the default action)");
+  app.add_flag("--graph", options.graph, "also print the full layer graph with shapes");
+  app.add_flag("--json", options.json, "print one JSON object (schema trace.plan/1)");
+  app.add_option("--format", options.format, "output format")
+      ->check(CLI::IsMember({"table", "json", "markdown"}))
+      ->capture_default_str();
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error, out, err);
+    return code == 0 ? k_exit_ok : k_exit_bad_input;
+  }
+  const GpuCatalog gpus = load_catalog(options);
+  const Report report = build_report(options, env, gpus);
+  RenderOptions render_options;
+  if (options.json || options.format == "json") {
+    render_options.format = OutputFormat::json;
+  } else if (options.format == "markdown") {
+    render_options.format = OutputFormat::markdown;
+  }
+  out << render(report, render_options);
+  return k_exit_ok;
+}
+
+int gpus_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"List the GPU table: usable memory, bandwidth, bf16 peak, price.", "trace gpus"};
+  std::string table;
+  bool json = false;
+  app.add_option("--gpu-table", table, "GPU table JSON replacing data/gpus.json");
+  app.add_flag("--json", json, "print JSON");
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error, out, err) == 0 ? k_exit_ok : k_exit_bad_input;
+  }
+  const GpuCatalog catalog =
+      table.empty() ? builtin_gpu_catalog() : parse_gpu_catalog(read_text_file(table), table);
+  if (json) {
+    out << "[";
+    for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
+      const GpuSpec& gpu = catalog.gpus[i];
+      out << (i ? ",\n " : "\n ")
+          << fmt::format(R"({{"id": "{}", "memory_bytes": {}, "memory_bytes_marketed": {}}})",
+                         gpu.id, gpu.memory_bytes_usable, gpu.memory_bytes_marketed);
+    }
+    out << "\n]\n";
+    return k_exit_ok;
+  }
+  out << fmt::format("  {:<16} {:>10} {:>10} {:>11} {:>9}  {}\n", "id", "usable", "bandwidth",
+                     "bf16 TFLOPS", "$/hour", "name");
+  for (const GpuSpec& gpu : catalog.gpus) {
+    out << fmt::format("  {:<16} {:>10} {:>7.2f} TB/s {:>11} {:>9}  {}\n", gpu.id,
+                       format_bytes(gpu.memory_bytes_usable),
+                       static_cast<double>(gpu.memory_bandwidth_bytes_per_s) / 1e12,
+                       gpu.bf16_tflops ? fmt::format("{:.1f}", *gpu.bf16_tflops) : "-",
+                       gpu.price_usd_per_hour ? fmt::format("{:.2f}", *gpu.price_usd_per_hour) : "-",
+                       gpu.name);
+  }
+  out << fmt::format("\n{} cards; table as of {} (data/gpus.json, docs/gpus.md)\n",
+                     catalog.gpus.size(), catalog.as_of);
+  return k_exit_ok;
+}
+
+int models_command(std::ostream& out) {
+  for (const CatalogEntry& entry : catalog_entries()) out << entry.repo_id << "\n";
+  out << "\nSupported model types:\n";
+  for (const ArchitectureInfo& info : supported_architectures()) {
+    out << fmt::format("  {:<14} {}\n", info.model_type, info.family);
+  }
+  return k_exit_ok;
+}
+
+int check_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                  const HubEnvironment& env) {
+  CLI::App app{"Exit 0 when the job fits the card(s), 1 when it does not: a CI gate.",
+               "trace check"};
+  PlanOptions options;
+  add_plan_options(app, options);
+  app.add_option("--mode", options.check_mode, "what must fit")
+      ->check(CLI::IsMember({"serve", "lora", "full"}))
+      ->capture_default_str();
+  app.add_option("--cards", options.check_cards, "cards available (sharded)")
+      ->capture_default_str();
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error, out, err) == 0 ? k_exit_ok : k_exit_bad_input;
+  }
+  if (options.gpus.size() != 1) throw ConfigError("trace check needs exactly one --gpu ID");
+  if (options.check_cards < 1 || options.check_cards > k_max_cards) {
+    throw ConfigError(fmt::format("--cards must lie in 1..{}", k_max_cards));
+  }
+  const GpuCatalog gpus = load_catalog(options);
+  const Report report = build_report(options, env, gpus);
+  const CardFit& card = report.cards.front();
+  const ModeFit& fit = options.check_mode == "serve" ? card.serve
+                       : options.check_mode == "lora" ? card.lora
+                                                      : card.full_finetune;
+  const bool fits = fit.min_cards && *fit.min_cards <= options.check_cards;
+  out << fmt::format("{}: {} {} on {} x {} ({} usable each): {}\n", fits ? "fits" : "does not fit",
+                     report.model_id, options.check_mode, options.check_cards, card.id,
+                     format_bytes(card.memory_bytes),
+                     fit.min_cards ? fmt::format("needs {} card(s), {} per card", *fit.min_cards,
+                                                 format_bytes(fit.bytes_per_card))
+                                   : fmt::format("does not fit on {} cards", k_max_cards));
+  return fits ? k_exit_ok : k_exit_does_not_fit;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const HubEnvironment& env) {
+  try {
+    if (args.size() >= 2) {
+      const std::vector<std::string> rest(args.begin() + 1, args.end());
+      if (args[1] == "gpus") return gpus_command(rest, out, err);
+      if (args[1] == "models") return models_command(out);
+      if (args[1] == "check") return check_command(rest, out, err, env);
+    }
+    return plan_command(args, out, err, env);
+  } catch (const FetchError& error) {
+    err << "trace: error: " << error.what() << "\n";
+    return k_exit_network;
+  } catch (const Error& error) {
+    err << "trace: error: " << error.what() << "\n";
+    return k_exit_bad_input;
+  }
+}
+
+}  // namespace trace::cli

@@ -1,0 +1,85 @@
+#include "trace/estimate/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trace/checked_math.hpp"
+
+namespace trace {
+
+namespace {
+
+std::int64_t attention_heads(const ModelDescription& model, bool kv) {
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.blocks.empty()) continue;
+    const Attention& attention = stack.blocks.front().attention;
+    return kv ? attention.num_kv_heads : attention.num_heads;
+  }
+  return 1;
+}
+
+// Peak on each of `cards` cards at batch 1.
+std::int64_t per_card_bytes(const ModeMemory& mode, std::int64_t cards, bool tensor_parallel,
+                            std::int64_t kv_heads) {
+  const std::int64_t unsharded = mode.fixed_bytes - mode.shardable_bytes;  // overhead
+  const std::int64_t sharded = ceil_div(mode.shardable_bytes, cards);
+  std::int64_t per_sequence = mode.per_sequence_bytes;
+  if (tensor_parallel) {
+    // KV heads split across cards; past kv_heads cards they are replicated.
+    per_sequence = ceil_div(per_sequence, std::min(cards, std::max<std::int64_t>(kv_heads, 1)));
+  }
+  return unsharded + sharded + per_sequence;
+}
+
+}  // namespace
+
+ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
+                 std::int64_t kv_heads) {
+  ModeFit fit;
+  const std::int64_t at_one = checked_add(mode.fixed_bytes, mode.per_sequence_bytes);
+  fit.fits = at_one <= budget_bytes;
+  if (fit.fits) {
+    fit.min_cards = 1;
+    fit.bytes_per_card = at_one;
+    fit.max_batch = mode.per_sequence_bytes > 0
+                        ? std::min(k_max_reported_batch,
+                                   (budget_bytes - mode.fixed_bytes) / mode.per_sequence_bytes)
+                        : k_max_reported_batch;
+    return fit;
+  }
+  const bool tensor_parallel = tp_divisor > 0;
+  for (std::int64_t cards = 2; cards <= k_max_cards; ++cards) {
+    if (tensor_parallel && tp_divisor % cards != 0) continue;
+    const std::int64_t bytes = per_card_bytes(mode, cards, tensor_parallel, kv_heads);
+    if (bytes <= budget_bytes) {
+      fit.min_cards = cards;
+      fit.bytes_per_card = bytes;
+      break;
+    }
+  }
+  return fit;
+}
+
+std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
+                               const std::vector<const GpuSpec*>& gpus,
+                               const MemoryAssumptions& assumptions) {
+  const std::int64_t heads = attention_heads(model, false);
+  const std::int64_t kv_heads = attention_heads(model, true);
+  std::vector<CardFit> fits;
+  for (const GpuSpec* gpu : gpus) {
+    CardFit card;
+    card.id = gpu->id;
+    card.name = gpu->name;
+    card.memory_bytes = gpu->memory_bytes_usable;
+    const double headroom = std::clamp(assumptions.headroom_fraction, 0.0, 0.99);
+    card.budget_bytes = static_cast<std::int64_t>(
+        std::floor(static_cast<double>(gpu->memory_bytes_usable) * (1.0 - headroom)));
+    card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0, kv_heads);
+    card.lora = fit_mode(memory.lora, card.budget_bytes, 0, kv_heads);
+    card.serve = fit_mode(memory.serve, card.budget_bytes, heads, kv_heads);
+    fits.push_back(std::move(card));
+  }
+  return fits;
+}
+
+}  // namespace trace

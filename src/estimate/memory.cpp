@@ -1,0 +1,218 @@
+// Memory formulas. Sources and derivations: docs/memory.md. The activation terms follow
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+// §4.1, generalised from GPT's fixed shapes to each layer's real widths, with flash/SDPA attention
+// (no s x s score matrix saved).
+#include "trace/estimate/memory.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+
+namespace trace {
+
+namespace {
+
+// Values (not bytes) one token of one layer saves for backward.
+std::int64_t attention_saved_values(const Attention& attention, std::int64_t seq_len) {
+  const std::int64_t q_width = attention.num_heads * attention.head_dim;
+  const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
+  // projection input + Q + K + V + attention output (input of o_proj)
+  std::int64_t per_token = attention.input_dim + q_width + 2 * kv_width + q_width;
+  (void)seq_len;
+  return per_token;
+}
+
+std::int64_t mlp_saved_values(const Mlp& mlp) {
+  // input + (gated: gate out, act(gate), up out, product = down input | plain: fc1 out, act out)
+  return mlp.input_dim + (mlp.kind == MlpKind::gated ? 4 : 2) * mlp.intermediate;
+}
+
+std::int64_t linear_lora(std::int64_t in, std::int64_t out, std::int64_t rank) {
+  return checked_mul(rank, checked_add(in, out));
+}
+
+}  // namespace
+
+void validate_assumptions(const MemoryAssumptions& a) {
+  struct Range {
+    const char* flag;
+    std::int64_t value;
+    std::int64_t min;
+    std::int64_t max;
+  };
+  // Generous limits: a 100M-token context or a batch of a million is absurd but representable.
+  const Range ranges[] = {
+      {"--seq-len", a.seq_len, 1, 1LL << 27},
+      {"--batch", a.batch, 1, 1LL << 20},
+      {"--context", a.context, 1, 1LL << 27},
+      {"--concurrency", a.concurrency, 1, 1LL << 20},
+      {"--lora-rank", a.lora_rank, 1, 1LL << 16},
+      {"--cuda-context-mib", a.cuda_context_bytes / k_mib, 0, 1LL << 20},
+  };
+  for (const Range& range : ranges) {
+    if (range.value < range.min || range.value > range.max) {
+      throw ConfigError(fmt::format("{} = {} is out of range ({}..{})", range.flag, range.value,
+                                    range.min, range.max));
+    }
+  }
+  if (!(a.headroom_fraction >= 0.0 && a.headroom_fraction < 0.9)) {
+    throw ConfigError(fmt::format("--headroom = {} is out of range (0 to 0.9)", a.headroom_fraction));
+  }
+}
+
+std::int64_t MemoryBreakdown::total() const {
+  std::int64_t sum = 0;
+  for (const std::int64_t term :
+       {weights, gradients, optimizer, activations, kv_cache, ssm_state, overhead}) {
+    sum = checked_add(sum, term, "a memory total");
+  }
+  return sum;
+}
+
+std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
+  std::int64_t params = 0;
+  const auto attention_lora = [&](const Attention& attention) {
+    const std::int64_t q_width = attention.num_heads * attention.head_dim;
+    const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
+    std::int64_t sum = 0;
+    if (attention.fused_qkv) {
+      sum = linear_lora(attention.input_dim, q_width + 2 * kv_width, rank);
+    } else {
+      sum = checked_add(linear_lora(attention.input_dim, q_width, rank),
+                        checked_mul(2, linear_lora(attention.kv_input_dim, kv_width, rank)));
+    }
+    return checked_add(sum, linear_lora(q_width, attention.output_dim, rank));
+  };
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision) continue;
+    for (const Block& block : stack.blocks) {
+      params = checked_add(params, attention_lora(block.attention));
+      if (block.cross_attention) params = checked_add(params, attention_lora(*block.cross_attention));
+      const Mlp& mlp = block.mlp;
+      std::int64_t up = linear_lora(mlp.input_dim, mlp.intermediate, rank);
+      if (mlp.kind == MlpKind::gated) {
+        up = mlp.fused_gate_up ? linear_lora(mlp.input_dim, 2 * mlp.intermediate, rank)
+                               : checked_mul(2, up);
+      }
+      params = checked_add(params, checked_add(up, linear_lora(mlp.intermediate, mlp.input_dim, rank)));
+    }
+  }
+  return params;
+}
+
+std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype) {
+  std::int64_t values = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || !stack.causal) continue;  // encoders recompute, they cache nothing
+    for (const Block& block : stack.blocks) {
+      const Attention& attention = block.attention;
+      const std::int64_t tokens =
+          attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
+      values = checked_add(values, checked_product({2, attention.num_kv_heads, attention.head_dim,
+                                                    tokens}, "the KV cache"));
+      if (block.cross_attention) {
+        const Attention& cross = *block.cross_attention;
+        values = checked_add(values, checked_product({2, cross.num_kv_heads, cross.head_dim,
+                                                      context}, "the KV cache"));
+      }
+    }
+  }
+  return bytes_for(values, kv_dtype);
+}
+
+std::int64_t training_activation_bytes(const ModelDescription& model, std::int64_t seq_len,
+                                       const MemoryAssumptions& assumptions) {
+  std::int64_t values_per_token = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision) continue;  // image tokens are not modelled in v0 (docs/memory.md)
+    for (const Block& block : stack.blocks) {
+      std::int64_t layer = attention_saved_values(block.attention, seq_len);
+      if (block.cross_attention) {
+        layer += attention_saved_values(*block.cross_attention, seq_len);
+      }
+      layer += mlp_saved_values(block.mlp);
+      // each norm saves its input
+      layer += static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
+      values_per_token = checked_add(values_per_token, layer, "the activation size");
+    }
+    // final norm input + head input
+    values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
+  }
+  const std::int64_t hidden_bytes = checked_product(
+      {values_per_token, seq_len, assumptions.activation_bytes}, "the activation size");
+  // Logits and the loss: vocab x tokens, upcast to fp32 (the largest term for small models with
+  // 128k-256k vocabularies).
+  const std::int64_t logits_bytes = checked_product(
+      {model.vocab_size, seq_len, assumptions.logits_bytes_per_value}, "the logits size");
+  return checked_add(hidden_bytes, logits_bytes, "the activation size");
+}
+
+MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCount& params,
+                               const MemoryAssumptions& a) {
+  MemoryEstimate estimate;
+  const std::int64_t total = params.total;
+  const std::int64_t activation_per_sequence = training_activation_bytes(model, a.seq_len, a);
+  estimate.training_activation_bytes_per_sequence = activation_per_sequence;
+
+  // Full fine-tune.
+  ModeMemory& full = estimate.full_finetune;
+  full.mode = "full_finetune";
+  full.batch = a.batch;
+  full.breakdown.weights =
+      checked_mul(total, a.master_weight_bytes + a.autocast_copy_bytes, "the weight memory");
+  full.breakdown.gradients = checked_mul(total, a.gradient_bytes, "the gradient memory");
+  full.breakdown.optimizer = checked_mul(total, a.optimizer_bytes, "the optimizer memory");
+  full.breakdown.overhead = a.cuda_context_bytes;
+  full.per_sequence_bytes = activation_per_sequence;
+  full.breakdown.activations = checked_mul(activation_per_sequence, a.batch, "the activations");
+  full.shardable_bytes = checked_add(checked_add(full.breakdown.weights, full.breakdown.gradients),
+                                     full.breakdown.optimizer);
+  full.fixed_bytes = checked_add(full.shardable_bytes, full.breakdown.overhead);
+  full.formula = fmt::format(
+      "params x ({} master + {} autocast copy + {} grad + {} AdamW) + activations x batch + "
+      "CUDA context",
+      a.master_weight_bytes, a.autocast_copy_bytes, a.gradient_bytes, a.optimizer_bytes);
+
+  // LoRA.
+  const std::int64_t adapters = lora_parameters(model, a.lora_rank);
+  estimate.lora_trainable_params = adapters;
+  ModeMemory& lora = estimate.lora;
+  lora.mode = "lora";
+  lora.batch = a.batch;
+  lora.breakdown.weights = checked_add(bytes_for(total, a.lora_base_dtype), checked_mul(adapters, 4));
+  lora.breakdown.gradients = checked_mul(adapters, 4);
+  lora.breakdown.optimizer =
+      checked_mul(adapters, a.adapter_bytes_per_param - 8, "the optimizer memory");
+  lora.breakdown.overhead = a.cuda_context_bytes;
+  lora.per_sequence_bytes = activation_per_sequence;
+  lora.breakdown.activations = checked_mul(activation_per_sequence, a.batch, "the activations");
+  lora.shardable_bytes = checked_add(checked_add(lora.breakdown.weights, lora.breakdown.gradients),
+                                     lora.breakdown.optimizer);
+  lora.fixed_bytes = checked_add(lora.shardable_bytes, lora.breakdown.overhead);
+  lora.formula = fmt::format(
+      "params x {} bytes (frozen {}) + {} adapter params x {} bytes + activations x batch + "
+      "CUDA context",
+      static_cast<double>(dtype_info(a.lora_base_dtype).bits) / 8.0, dtype_info(a.lora_base_dtype).name, adapters,
+      a.adapter_bytes_per_param);
+
+  // Serving.
+  ModeMemory& serve = estimate.serve;
+  serve.mode = "serve";
+  serve.batch = a.concurrency;
+  serve.breakdown.weights = bytes_for(total, a.serve_weight_dtype);
+  serve.breakdown.overhead = a.cuda_context_bytes;
+  serve.per_sequence_bytes = kv_cache_bytes(model, a.context, a.kv_dtype);
+  estimate.kv_cache_bytes_per_token = a.context > 0 ? kv_cache_bytes(model, 1, a.kv_dtype) : 0;
+  serve.breakdown.kv_cache = checked_mul(serve.per_sequence_bytes, a.concurrency, "the KV cache");
+  serve.shardable_bytes = serve.breakdown.weights;
+  serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
+  serve.formula = fmt::format(
+      "params x {} ({}) + KV cache ({} per sequence at {} tokens, {}) x concurrency + CUDA context",
+      static_cast<double>(dtype_info(a.serve_weight_dtype).bits) / 8.0, dtype_info(a.serve_weight_dtype).name,
+      serve.per_sequence_bytes, a.context, dtype_info(a.kv_dtype).name);
+  return estimate;
+}
+
+}  // namespace trace

@@ -1,0 +1,104 @@
+// The model_type table: one row per supported config dialect. Adding a family means one file in
+// families/ and one row here.
+#include <array>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "config_reader.hpp"
+#include "families/family.hpp"
+#include "trace/error.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace trace {
+
+namespace {
+
+using Builder = ModelDescription (*)(const ConfigReader&);
+
+struct ArchitectureRow {
+  ArchitectureInfo info;
+  Builder build;
+};
+
+constexpr std::array<ArchitectureRow, 23> k_architectures{{
+    {{"llama", "Llama 2/3/3.1/3.2/3.3, SmolLM2, TinyLlama, CodeLlama, Yi"}, family::build_llama},
+    {{"mistral", "Mistral"}, family::build_mistral},
+    {{"qwen2", "Qwen2, Qwen2.5"}, family::build_qwen2},
+    {{"qwen3", "Qwen3 (dense)"}, family::build_qwen3},
+    {{"olmo2", "OLMo 2"}, family::build_olmo2},
+    {{"gemma", "Gemma"}, family::build_gemma},
+    {{"gemma2", "Gemma 2"}, family::build_gemma2},
+    {{"gemma3_text", "Gemma 3 (text)"}, family::build_gemma3_text},
+    {{"gemma3", "Gemma 3 (multimodal wrapper)"}, family::build_gemma3},
+    {{"phi", "Phi-1, Phi-1.5, Phi-2"}, family::build_phi},
+    {{"phi3", "Phi-3, Phi-3.5"}, family::build_phi3},
+    {{"gpt2", "GPT-2"}, family::build_gpt2},
+    {{"gpt_bigcode", "SantaCoder, StarCoder"}, family::build_gpt_bigcode},
+    {{"gpt_neox", "GPT-NeoX, Pythia, StableLM-alpha"}, family::build_gpt_neox},
+    {{"gptj", "GPT-J"}, family::build_gptj},
+    {{"stablelm", "StableLM-3B-4E1T, StableLM 2"}, family::build_stablelm},
+    {{"falcon", "Falcon"}, family::build_falcon},
+    {{"bloom", "BLOOM"}, family::build_bloom},
+    {{"opt", "OPT"}, family::build_opt},
+    {{"bert", "BERT"}, family::build_bert},
+    {{"t5", "T5, T0, Flan-T5"}, family::build_t5},
+    {{"mt5", "mT5"}, family::build_t5},
+    {{"llama3", "(alias of llama)"}, family::build_llama},
+}};
+
+std::string supported_list() {
+  std::string names;
+  for (const ArchitectureRow& row : k_architectures) {
+    if (!names.empty()) names += ", ";
+    names += row.info.model_type;
+  }
+  return names;
+}
+
+std::array<ArchitectureInfo, k_architectures.size()> make_infos() {
+  std::array<ArchitectureInfo, k_architectures.size()> infos{};
+  for (std::size_t i = 0; i < k_architectures.size(); ++i) infos[i] = k_architectures[i].info;
+  return infos;
+}
+
+const std::array<ArchitectureInfo, k_architectures.size()> k_infos = make_infos();
+
+}  // namespace
+
+std::span<const ArchitectureInfo> supported_architectures() { return k_infos; }
+
+ModelDescription parse_model_config(std::string_view json_text) {
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    // nlohmann's message carries the byte offset; keep that part only.
+    const std::string what = error.what();
+    const std::size_t detail = what.find("parse error");
+    throw ConfigError(fmt::format("config.json is not valid JSON: {}",
+                                  detail == std::string::npos ? what : what.substr(detail)));
+  }
+  if (!config.is_object()) {
+    throw ConfigError(fmt::format(
+        "config.json must be a JSON object with a 'model_type' key, got a JSON {}",
+        config.type_name()));
+  }
+  const auto type_it = config.find("model_type");
+  if (type_it == config.end() || !type_it->is_string()) {
+    throw ConfigError(fmt::format(
+        "config.json has no 'model_type' string; add the model's type (supported: {})",
+        supported_list()));
+  }
+  const std::string model_type = type_it->get<std::string>();
+  for (const ArchitectureRow& row : k_architectures) {
+    if (row.info.model_type != model_type) continue;
+    ModelDescription model = row.build(ConfigReader(config, "", model_type));
+    model.model_type = model_type;
+    return model;
+  }
+  throw ConfigError(fmt::format(
+      "model_type '{}' is not supported; supported model types: {}", model_type,
+      supported_list()));
+}
+
+}  // namespace trace

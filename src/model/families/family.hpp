@@ -1,0 +1,78 @@
+#pragma once
+// Shared vocabulary of the family parsers: each families/<name>.cpp turns one config.json dialect
+// into a ModelDescription using these helpers, and registers its builder in architectures.cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../config_reader.hpp"
+#include "trace/checked_math.hpp"
+#include "trace/model/model_description.hpp"
+
+namespace trace::family {
+
+// ---- builders, one per model_type (see architectures.cpp for the table) ----
+ModelDescription build_llama(const ConfigReader& config);
+ModelDescription build_mistral(const ConfigReader& config);
+ModelDescription build_qwen2(const ConfigReader& config);
+ModelDescription build_qwen3(const ConfigReader& config);
+ModelDescription build_olmo2(const ConfigReader& config);
+ModelDescription build_gemma(const ConfigReader& config);
+ModelDescription build_gemma2(const ConfigReader& config);
+ModelDescription build_gemma3_text(const ConfigReader& config);
+ModelDescription build_gemma3(const ConfigReader& config);
+ModelDescription build_phi(const ConfigReader& config);
+ModelDescription build_phi3(const ConfigReader& config);
+ModelDescription build_gpt2(const ConfigReader& config);
+ModelDescription build_gpt_bigcode(const ConfigReader& config);
+ModelDescription build_gpt_neox(const ConfigReader& config);
+ModelDescription build_gptj(const ConfigReader& config);
+ModelDescription build_stablelm(const ConfigReader& config);
+ModelDescription build_falcon(const ConfigReader& config);
+ModelDescription build_bloom(const ConfigReader& config);
+ModelDescription build_opt(const ConfigReader& config);
+ModelDescription build_bert(const ConfigReader& config);
+ModelDescription build_t5(const ConfigReader& config);
+
+// ---- helpers ----
+Norm rms_norm(std::string name, std::int64_t dim);
+Norm layer_norm(std::string name, std::int64_t dim, bool bias = true);
+
+/// Heads, kv heads and head_dim with the usual keys; checks divisibility.
+struct HeadShape {
+  std::int64_t num_heads = 0;
+  std::int64_t num_kv_heads = 0;
+  std::int64_t head_dim = 0;
+};
+HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
+                          std::initializer_list<std::string_view> heads_keys,
+                          std::initializer_list<std::string_view> kv_heads_keys,
+                          bool explicit_head_dim_allowed = true);
+
+/// Self-attention over a residual stream of `hidden`.
+Attention self_attention(std::int64_t hidden, const HeadShape& shape, bool qkv_bias, bool o_bias);
+
+/// Per-layer sliding windows (0 = full). Reads `layer_types` when present; otherwise
+/// `is_sliding(layer_index)` decides, with `window` as the size.
+struct WindowRule {
+  std::int64_t window = 0;  ///< 0: no sliding layers
+  enum class Pattern { none, all, alternate_even_sliding, every_nth_global, from_layer } pattern =
+      Pattern::none;
+  std::int64_t parameter = 0;  ///< n for every_nth_global, first sliding layer for from_layer
+};
+std::vector<std::int64_t> resolve_windows(const ConfigReader& config, std::int64_t layers,
+                                          const WindowRule& rule);
+
+/// The rotary dims per head from partial_rotary_factor / rotary_pct / rotary_dim keys.
+std::int64_t rotary_dims(const ConfigReader& config, std::int64_t head_dim);
+
+/// Rotary inv_freq buffers that checkpoints saved by transformers < 4.31 hold (Llama-2 does).
+StoredExtra rotary_inv_freq_extra(std::int64_t layers, std::int64_t rotary_dim);
+
+/// Common top-level fields every decoder-only family sets.
+void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,
+                         std::int64_t vocab, std::int64_t hidden, bool tie_default);
+
+}  // namespace trace::family

@@ -1,0 +1,107 @@
+// The Gemma 3 multimodal wrapper (model_type gemma3): text_config (a gemma3_text model), a
+// SigLIP vision tower (vision_config) and the multi-modal projector. The checkpoint holds all
+// three, so all three are counted.
+//  - SigLIP: patch_embedding Conv2d(3 -> d, p x p) with bias, a learned position table of
+//    (image_size / patch_size)^2 rows, encoder layers (layer_norm1/2 with bias, q/k/v/out_proj
+//    with bias, fc1/fc2 with bias), post_layernorm; no pooling head (vision_use_head false).
+//  - projector: mm_input_projection_weight (vision d x text d) and mm_soft_emb_norm (vision d).
+// Keys absent from text_config take transformers' Gemma3TextConfig defaults, as transformers
+// itself does when it loads the checkpoint; each default used is listed in the report's notes.
+// Tensor lists: transformers models/gemma3/modeling_gemma3.py, models/siglip/modeling_siglip.py.
+#include <array>
+#include <fmt/format.h>
+
+#include "family.hpp"
+
+namespace trace::family {
+
+namespace {
+
+struct TextDefault {
+  const char* key;
+  std::int64_t value;
+};
+// transformers Gemma3TextConfig.__init__ defaults.
+constexpr std::array<TextDefault, 7> k_text_defaults{{
+    {"vocab_size", 262'208},
+    {"num_attention_heads", 8},
+    {"num_key_value_heads", 4},
+    {"head_dim", 256},
+    {"sliding_window", 4096},
+    {"sliding_window_pattern", 6},
+    {"max_position_embeddings", 131'072},
+}};
+
+Stack siglip_tower(const ConfigReader& vision, ModelDescription& model) {
+  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
+  const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
+  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
+  const std::int64_t image = vision.require_int({"image_size"}, 1, 1 << 20);
+  const std::int64_t channels = vision.int_or({"num_channels"}, 3, 1, 64);
+  if (vision.bool_or("vision_use_head", false)) {
+    vision.fail("vision_use_head", "= true (a SigLIP pooling head) is not supported yet");
+  }
+  const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
+  const std::int64_t patches_per_side = image / patch;
+  model.extra_parameters.push_back(
+      {"vision_tower.embeddings.patch_embedding", "vision", "Conv2d",
+       checked_add(checked_product({hidden, channels, patch, patch}), hidden)});
+  model.extra_parameters.push_back(
+      {"vision_tower.embeddings.position_embedding", "vision", "Embedding",
+       checked_product({patches_per_side, patches_per_side, hidden})});
+
+  Stack stack;
+  stack.name = "vision_tower";
+  stack.causal = false;
+  stack.vision = true;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    Block block;
+    block.attention = self_attention(hidden, shape, true, true);
+    block.mlp = Mlp{MlpKind::plain, vision.optional_string("hidden_act").value_or("gelu_pytorch_tanh"),
+                    hidden, intermediate, true, true, false};
+    block.norms = {layer_norm("layer_norm1", hidden), layer_norm("layer_norm2", hidden)};
+    stack.blocks.push_back(std::move(block));
+  }
+  stack.final_norm = layer_norm("post_layernorm", hidden);
+  return stack;
+}
+
+}  // namespace
+
+ModelDescription build_gemma3(const ConfigReader& config) {
+  const ConfigReader text = config.child("text_config");
+  nlohmann::json text_json = text.json();
+  std::vector<std::string> defaults_used;
+  for (const TextDefault& fallback : k_text_defaults) {
+    if (!text.has(fallback.key)) {
+      text_json[fallback.key] = fallback.value;
+      defaults_used.push_back(fmt::format("{}={}", fallback.key, fallback.value));
+    }
+  }
+  if (!text.has("tie_word_embeddings") && config.has("tie_word_embeddings")) {
+    text_json["tie_word_embeddings"] = config.json().at("tie_word_embeddings");
+  }
+  ModelDescription model =
+      build_gemma3_text(ConfigReader(text_json, "text_config", config.model_type()));
+  model.family = "Gemma 3 multimodal (Gemma 3 text decoder + SigLIP vision tower + projector)";
+  if (!defaults_used.empty()) {
+    std::string list;
+    for (const std::string& item : defaults_used) list += (list.empty() ? "" : ", ") + item;
+    model.notes.push_back(fmt::format(
+        "text_config omits keys; transformers' Gemma3TextConfig defaults used: {}", list));
+  }
+  if (model.torch_dtype.empty()) model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+
+  const ConfigReader vision = config.child("vision_config");
+  Stack tower = siglip_tower(vision, model);
+  const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
+  model.extra_parameters.push_back({"multi_modal_projector.mm_input_projection_weight", "vision",
+                                    "Linear", checked_mul(vision_hidden, model.hidden_size)});
+  model.extra_parameters.push_back(
+      {"multi_modal_projector.mm_soft_emb_norm", "vision", "RMSNorm", vision_hidden});
+  model.stacks.push_back(std::move(tower));
+  return model;
+}
+
+}  // namespace trace::family

@@ -1,0 +1,184 @@
+#include "trace/model/layer_graph.hpp"
+
+#include <fmt/format.h>
+
+#include "trace/estimate/parameters.hpp"
+
+namespace trace {
+
+namespace {
+
+std::string attention_detail(const Attention& attention, PositionKind position) {
+  std::string kind = "MHA";
+  if (attention.num_kv_heads == 1 && attention.num_heads > 1) {
+    kind = "MQA";
+  } else if (attention.num_kv_heads < attention.num_heads) {
+    kind = "GQA";
+  }
+  std::string detail = fmt::format("{} {}q/{}kv x {}", kind, attention.num_heads,
+                                   attention.num_kv_heads, attention.head_dim);
+  if (attention.is_cross) detail += ", cross";
+  if (attention.fused_qkv) detail += ", fused qkv";
+  if (attention.q_bias || attention.o_bias) {
+    detail += attention.o_bias ? ", biases" : ", qkv bias";
+  }
+  if (attention.q_norm) detail += ", QK-norm";
+  if (attention.rotary_dim > 0) {
+    detail += attention.rotary_dim == attention.head_dim
+                  ? ", RoPE"
+                  : fmt::format(", RoPE on {}/{} dims", attention.rotary_dim, attention.head_dim);
+  } else if (position == PositionKind::alibi) {
+    detail += ", ALiBi";
+  }
+  if (attention.relative_attention_buckets > 0) {
+    detail += fmt::format(", relative bias {} buckets", attention.relative_attention_buckets);
+  }
+  if (attention.sliding_window > 0) detail += fmt::format(", window {}", attention.sliding_window);
+  return detail;
+}
+
+std::string mlp_detail(const Mlp& mlp) {
+  return fmt::format("{} {} -> {} -> {}{}{}",
+                     mlp.kind == MlpKind::gated ? "gated" : "plain", mlp.input_dim,
+                     mlp.intermediate, mlp.input_dim,
+                     mlp.kind == MlpKind::gated ? fmt::format(", {} x up", mlp.activation)
+                                                : fmt::format(", {}", mlp.activation),
+                     mlp.up_bias || mlp.down_bias ? ", biases" : "");
+}
+
+std::string mlp_op(const Mlp& mlp) {
+  if (mlp.kind == MlpKind::plain) return "MLP";
+  if (mlp.activation.rfind("gelu", 0) == 0) return "MLP(GeGLU)";
+  return "MLP(SwiGLU)";
+}
+
+}  // namespace
+
+std::string norm_op_name(NormKind kind) {
+  switch (kind) {
+    case NormKind::rms_norm: return "RMSNorm";
+    case NormKind::layer_norm: return "LayerNorm";
+    case NormKind::layer_norm_no_bias: return "LayerNorm(no bias)";
+    case NormKind::layer_norm_no_affine: return "LayerNorm(no affine)";
+  }
+  return "Norm";
+}
+
+LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len,
+                             std::int64_t batch) {
+  LayerGraph graph;
+  graph.batch = batch;
+  graph.seq_len = seq_len;
+  auto& nodes = graph.nodes;
+  const auto shape = [&](std::int64_t width) {
+    return std::vector<std::int64_t>{batch, seq_len, width};
+  };
+
+  nodes.push_back({"embed_tokens", "Embedding",
+                   fmt::format("{} x {}{}", model.vocab_size, model.embedding_dim,
+                               model.embedding_scale != 1.0 ? ", scaled by sqrt(hidden)" : ""),
+                   "embedding", "", -1, shape(model.embedding_dim),
+                   model.vocab_size * model.embedding_dim});
+  if (model.position == PositionKind::learned) {
+    nodes.push_back({"embed_positions", "Embedding", fmt::format("{} x {} learned positions",
+                                                                  model.learned_positions,
+                                                                  model.hidden_size),
+                     "position_embedding", "", -1, shape(model.hidden_size),
+                     model.learned_positions * model.hidden_size});
+  }
+  if (model.token_types > 0) {
+    nodes.push_back({"token_type_embeddings", "Embedding",
+                     fmt::format("{} x {}", model.token_types, model.hidden_size), "embedding", "",
+                     -1, shape(model.hidden_size), model.token_types * model.hidden_size});
+  }
+  if (model.embedding_norm) {
+    nodes.push_back({model.embedding_norm->name, norm_op_name(model.embedding_norm->kind), "",
+                     "norm", "", -1, shape(model.hidden_size), norm_params(*model.embedding_norm)});
+  }
+  for (const ExtraParameter& extra : model.extra_parameters) {
+    if (extra.component != "embedding") continue;
+    nodes.push_back({extra.name, extra.op, "", extra.component, "", -1, shape(model.hidden_size),
+                     extra.params});
+  }
+
+  for (const Stack& stack : model.stacks) {
+    for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
+      const Block& block = stack.blocks[i];
+      const auto layer = static_cast<std::int64_t>(i);
+      const std::string prefix = fmt::format("{}.layers.{}", stack.name, i);
+      const std::string component = stack.vision ? "vision" : "";
+      const std::int64_t width = block.attention.input_dim;
+      const auto add_norm = [&](const Norm& norm) {
+        nodes.push_back({fmt::format("{}.{}", prefix, norm.name), norm_op_name(norm.kind), "",
+                         component.empty() ? "norm" : component, stack.name, layer, shape(width),
+                         norm_params(norm)});
+      };
+      // Which norm sits where: see Block::post_norm.
+      const std::size_t count = block.norms.size();
+      const auto norm_at = [&](std::size_t index) {
+        if (index < count) add_norm(block.norms[index]);
+      };
+      const auto add_attention = [&](const Attention& attention) {
+        nodes.push_back({fmt::format("{}.{}", prefix, attention.name), "Attention",
+                         attention_detail(attention, model.position),
+                         component.empty() ? "attention" : component, stack.name, layer,
+                         shape(attention.output_dim), attention_params(attention)});
+      };
+      const auto add_mlp = [&] {
+        nodes.push_back({fmt::format("{}.mlp", prefix), mlp_op(block.mlp), mlp_detail(block.mlp),
+                         component.empty() ? "mlp" : component, stack.name, layer,
+                         shape(block.mlp.input_dim), mlp_params(block.mlp)});
+      };
+      if (block.post_norm) {
+        add_attention(block.attention);
+        norm_at(0);
+        add_mlp();
+        for (std::size_t n = 1; n < count; ++n) norm_at(n);
+      } else if (count == 4) {
+        norm_at(0);
+        add_attention(block.attention);
+        norm_at(1);
+        norm_at(2);
+        add_mlp();
+        norm_at(3);
+      } else {
+        norm_at(0);
+        add_attention(block.attention);
+        std::size_t next = 1;
+        if (block.cross_attention) {
+          if (count == 3) norm_at(next++);
+          add_attention(*block.cross_attention);
+        }
+        for (; next < count; ++next) norm_at(next);
+        add_mlp();
+      }
+    }
+    if (stack.final_norm) {
+      const std::int64_t width =
+          stack.blocks.empty() ? model.hidden_size : stack.blocks.front().attention.input_dim;
+      nodes.push_back({fmt::format("{}.{}", stack.name, stack.final_norm->name),
+                       norm_op_name(stack.final_norm->kind), "",
+                       stack.vision ? "vision" : "norm", stack.name, -1, shape(width),
+                       norm_params(*stack.final_norm)});
+    }
+  }
+
+  for (const ExtraParameter& extra : model.extra_parameters) {
+    if (extra.component == "embedding") continue;
+    nodes.push_back({extra.name, extra.op, "", extra.component, "", -1, shape(model.hidden_size),
+                     extra.params});
+  }
+  if (model.has_lm_head) {
+    const std::int64_t head_params =
+        (model.tie_word_embeddings ? 0 : model.vocab_size * model.embedding_dim) +
+        (model.lm_head_bias ? model.vocab_size : 0);
+    nodes.push_back({"lm_head", "Linear",
+                     fmt::format("{} -> {}{}{}", model.embedding_dim, model.vocab_size,
+                                 model.tie_word_embeddings ? ", tied to embed_tokens" : "",
+                                 model.lm_head_bias ? ", bias" : ""),
+                     "head", "", -1, shape(model.vocab_size), head_params});
+  }
+  return graph;
+}
+
+}  // namespace trace

@@ -1,0 +1,161 @@
+// JSON contract "trace.plan/1": scripts and checks read these keys; add freely, rename nothing.
+#include <nlohmann/json.hpp>
+
+#include "trace/dtype.hpp"
+#include "trace/render/render.hpp"
+
+namespace trace {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* position_name(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::rope: return "rope";
+    case PositionKind::learned: return "learned";
+    case PositionKind::alibi: return "alibi";
+    case PositionKind::relative_bias: return "relative_bias";
+    case PositionKind::none: return "none";
+  }
+  return "none";
+}
+
+Json mode_json(const ModeMemory& mode) {
+  const MemoryBreakdown& b = mode.breakdown;
+  Json breakdown = {{"weights", b.weights},         {"gradients", b.gradients},
+                    {"optimizer", b.optimizer},     {"activations", b.activations},
+                    {"kv_cache", b.kv_cache},       {"ssm_state", b.ssm_state},
+                    {"overhead", b.overhead}};
+  return {{"bytes", b.total()},
+          {"batch", mode.batch},
+          {"breakdown", breakdown},
+          {"fixed_bytes", mode.fixed_bytes},
+          {"per_sequence_bytes", mode.per_sequence_bytes},
+          {"formula", mode.formula}};
+}
+
+Json fit_json(const ModeFit& fit) {
+  Json out = {{"fits", fit.fits}, {"max_batch", fit.max_batch}};
+  out["min_cards"] = fit.min_cards ? Json(*fit.min_cards) : Json(nullptr);
+  out["bytes_per_card"] = fit.bytes_per_card;
+  return out;
+}
+
+Json layers_json(const ModelDescription& model) {
+  Json stacks = Json::array();
+  for (const Stack& stack : model.stacks) {
+    Json layers = Json::array();
+    for (const Block& block : stack.blocks) {
+      const Attention& a = block.attention;
+      Json layer = {{"kind", block.cross_attention ? "attention+cross_attention+mlp"
+                                                   : "attention+mlp"},
+                    {"num_heads", a.num_heads},
+                    {"num_kv_heads", a.num_kv_heads},
+                    {"head_dim", a.head_dim},
+                    {"sliding_window", a.sliding_window},
+                    {"intermediate_size", block.mlp.intermediate},
+                    {"mlp", block.mlp.kind == MlpKind::gated ? "gated" : "plain"},
+                    {"params", block_params(block)}};
+      layers.push_back(std::move(layer));
+    }
+    stacks.push_back({{"name", stack.name},
+                      {"causal", stack.causal},
+                      {"vision", stack.vision},
+                      {"num_layers", stack.blocks.size()},
+                      {"layers", std::move(layers)}});
+  }
+  return stacks;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report) {
+  const ModelDescription& model = report.model;
+  const ParameterCount& params = report.parameters;
+  Json out;
+  out["schema"] = "trace.plan/1";
+  out["model"] = {{"id", report.model_id},
+                  {"source", report.source},
+                  {"model_type", model.model_type},
+                  {"family", model.family},
+                  {"architecture", model.architecture},
+                  {"vocab_size", model.vocab_size},
+                  {"hidden_size", model.hidden_size},
+                  {"num_layers", [&] {
+                     std::int64_t layers = 0;
+                     for (const Stack& stack : model.stacks) {
+                       if (!stack.vision) layers += static_cast<std::int64_t>(stack.blocks.size());
+                     }
+                     return layers;
+                   }()},
+                  {"position_embedding", position_name(model.position)},
+                  {"tie_word_embeddings", model.tie_word_embeddings},
+                  {"max_position_embeddings", model.max_position_embeddings},
+                  {"torch_dtype", model.torch_dtype}};
+  Json by_component = Json::object();
+  for (const auto& [name, count] : params.by_component) by_component[name] = count;
+  out["parameters"] = {{"total", params.total},
+                       {"active", params.active},
+                       {"active_without_embedding", params.active_without_embedding},
+                       {"mtp", params.mtp},
+                       {"vision", params.vision},
+                       {"by_component", by_component}};
+  Json extras = Json::array();
+  for (const StoredExtra& extra : model.stored_extras) {
+    extras.push_back({{"name", extra.name},
+                      {"count", extra.count},
+                      {"elements_each", extra.elements_each},
+                      {"elements", extra.count * extra.elements_each},
+                      {"dtype", extra.dtype},
+                      {"certain", extra.certain},
+                      {"note", extra.note}});
+  }
+  out["checkpoint"] = {{"extra_tensors", extras}};
+  const MemoryAssumptions& a = report.assumptions;
+  out["workload"] = {{"seq_len", a.seq_len},
+                     {"batch", a.batch},
+                     {"context", a.context},
+                     {"concurrency", a.concurrency},
+                     {"lora_rank", a.lora_rank},
+                     {"serve_dtype", dtype_info(a.serve_weight_dtype).name},
+                     {"kv_dtype", dtype_info(a.kv_dtype).name},
+                     {"headroom_fraction", a.headroom_fraction},
+                     {"cuda_context_bytes", a.cuda_context_bytes}};
+  out["memory"] = {{"full_finetune", mode_json(report.memory.full_finetune)},
+                   {"lora", mode_json(report.memory.lora)},
+                   {"serve", mode_json(report.memory.serve)},
+                   {"lora_trainable_params", report.memory.lora_trainable_params},
+                   {"kv_cache_bytes_per_token", report.memory.kv_cache_bytes_per_token}};
+  Json cards = Json::array();
+  for (const CardFit& card : report.cards) {
+    cards.push_back({{"id", card.id},
+                     {"name", card.name},
+                     {"memory_bytes", card.memory_bytes},
+                     {"budget_bytes", card.budget_bytes},
+                     {"modes",
+                      {{"full_finetune", fit_json(card.full_finetune)},
+                       {"lora", fit_json(card.lora)},
+                       {"serve", fit_json(card.serve)}}}});
+  }
+  out["cards"] = cards;
+  out["structure"] = layers_json(model);
+  if (report.include_graph) {
+    Json nodes = Json::array();
+    for (const GraphNode& node : report.graph.nodes) {
+      nodes.push_back({{"name", node.name},
+                       {"op", node.op},
+                       {"detail", node.detail},
+                       {"component", node.component},
+                       {"output_shape", node.output_shape},
+                       {"params", node.params}});
+    }
+    out["graph"] = {{"batch", report.graph.batch},
+                    {"seq_len", report.graph.seq_len},
+                    {"nodes", nodes}};
+  }
+  out["notes"] = report.notes;
+  return out.dump(2) + "\n";
+}
+
+}  // namespace trace

@@ -1,0 +1,67 @@
+// The report as GitHub-flavoured Markdown, for PR comments and docs.
+#include <fmt/format.h>
+
+#include "sections.hpp"
+#include "trace/render/render.hpp"
+
+namespace trace {
+
+namespace {
+
+std::string escape(const std::string& cell) {
+  std::string out;
+  for (const char c : cell) {
+    if (c == '|') out += "\\";
+    out += c;
+  }
+  return out;
+}
+
+void append_facts(std::string& out, const sections::Facts& facts) {
+  out += "| | |\n|---|---|\n";
+  for (const auto& [key, value] : facts) out += fmt::format("| {} | {} |\n", escape(key), escape(value));
+}
+
+void append_table(std::string& out, const sections::Table& table) {
+  const auto line = [&](const std::vector<std::string>& cells) {
+    out += "|";
+    for (const std::string& cell : cells) out += " " + escape(cell) + " |";
+    out += "\n";
+  };
+  line(table.header);
+  out += "|";
+  for (std::size_t c = 0; c < table.header.size(); ++c) out += "---|";
+  out += "\n";
+  for (const auto& row : table.rows) line(row);
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+  std::string out = fmt::format("# trace plan: {}\n\n## Model\n\n", report.model_id);
+  append_facts(out, sections::model_facts(report));
+  out += "\n## Parameters\n\n";
+  append_facts(out, sections::parameter_facts(report));
+  const std::vector<std::string> extras = sections::stored_extra_lines(report);
+  if (!extras.empty()) {
+    out += "\nStored extras (not parameters, not counted):\n\n";
+    for (const std::string& line : extras) out += "- " + line + "\n";
+  }
+  out += "\n## Memory\n\n" + sections::workload_line(report) + "\n\n";
+  append_table(out, sections::memory_table(report));
+  out += "\n## What fits\n\n";
+  append_table(out, sections::cards_table(report));
+  out += "\n## Structure\n\n";
+  append_table(out, sections::structure_table(report));
+  if (report.include_graph) {
+    out += "\n## Graph\n\n";
+    append_table(out, sections::graph_table(report));
+  }
+  if (!report.notes.empty()) {
+    out += "\n## Notes\n\n";
+    for (const std::string& note : report.notes) out += "- " + note + "\n";
+  }
+  return out;
+}
+
+}  // namespace trace

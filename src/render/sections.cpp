@@ -1,0 +1,200 @@
+#include "sections.hpp"
+
+#include <fmt/format.h>
+
+#include "trace/render/render.hpp"
+
+namespace trace::sections {
+
+namespace {
+
+std::string position_text(const ModelDescription& model) {
+  switch (model.position) {
+    case PositionKind::rope: return "RoPE";
+    case PositionKind::learned: return fmt::format("learned ({} positions)", model.learned_positions);
+    case PositionKind::alibi: return "ALiBi";
+    case PositionKind::relative_bias: return "T5 relative bias";
+    case PositionKind::none: return "none";
+  }
+  return "none";
+}
+
+std::string fit_text(const ModeFit& fit) {
+  if (fit.fits) {
+    return fit.max_batch >= k_max_reported_batch ? "yes"
+                                                 : fmt::format("yes, batch <= {}", fit.max_batch);
+  }
+  if (fit.min_cards) return fmt::format("no - needs {} cards", *fit.min_cards);
+  return "no";
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    text += (i ? ", " : "") + fmt::format("{}", shape[i]);
+  }
+  return text + "]";
+}
+
+}  // namespace
+
+Facts model_facts(const Report& report) {
+  const ModelDescription& model = report.model;
+  Facts facts;
+  facts.emplace_back("model", report.model_id);
+  facts.emplace_back("source", report.source);
+  facts.emplace_back("model_type", fmt::format("{}: {}", model.model_type, model.family));
+  for (const Stack& stack : model.stacks) {
+    if (stack.blocks.empty()) continue;
+    const Attention& a = stack.blocks.front().attention;
+    facts.emplace_back(stack.name,
+                       fmt::format("{} layers, hidden {}, {} heads / {} kv heads x {}, MLP {}",
+                                   stack.blocks.size(), a.input_dim, a.num_heads, a.num_kv_heads,
+                                   a.head_dim, stack.blocks.front().mlp.intermediate));
+  }
+  facts.emplace_back("vocabulary", fmt::format("{}, embeddings {}", model.vocab_size,
+                                               model.tie_word_embeddings ? "tied to the head"
+                                                                         : "untied"));
+  facts.emplace_back("positions", position_text(model) +
+                                      (model.max_position_embeddings > 0
+                                           ? fmt::format(", max {} tokens",
+                                                         model.max_position_embeddings)
+                                           : ""));
+  if (!model.torch_dtype.empty()) facts.emplace_back("checkpoint dtype", model.torch_dtype);
+  return facts;
+}
+
+Facts parameter_facts(const Report& report) {
+  const ParameterCount& params = report.parameters;
+  Facts facts;
+  facts.emplace_back("total", fmt::format("{} ({})", group_digits(params.total),
+                                          short_count(params.total)));
+  facts.emplace_back("active per token", group_digits(params.active));
+  if (params.vision > 0) facts.emplace_back("of which vision", group_digits(params.vision));
+  for (const auto& [name, count] : params.by_component) {
+    if (count != 0) facts.emplace_back(name, group_digits(count));
+  }
+  facts.emplace_back("LoRA adapters", fmt::format("{} at rank {}",
+                                                  group_digits(report.memory.lora_trainable_params),
+                                                  report.assumptions.lora_rank));
+  return facts;
+}
+
+Table memory_table(const Report& report) {
+  Table table;
+  table.header = {"mode",      "total",      "weights", "gradients", "optimizer",
+                  "activations", "KV cache", "overhead"};
+  const auto row = [&](std::string name, const ModeMemory& mode) {
+    const MemoryBreakdown& b = mode.breakdown;
+    table.rows.push_back({std::move(name), format_bytes(b.total()), format_bytes(b.weights),
+                          format_bytes(b.gradients), format_bytes(b.optimizer),
+                          format_bytes(b.activations), format_bytes(b.kv_cache),
+                          format_bytes(b.overhead)});
+  };
+  const MemoryAssumptions& a = report.assumptions;
+  row(fmt::format("full fine-tune (AdamW, bf16 mixed, batch {})", a.batch),
+      report.memory.full_finetune);
+  row(fmt::format("LoRA r={} (base {}, batch {})", a.lora_rank, dtype_info(a.lora_base_dtype).name,
+                  a.batch),
+      report.memory.lora);
+  row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)", dtype_info(a.serve_weight_dtype).name,
+                  dtype_info(a.kv_dtype).name, a.concurrency, a.context),
+      report.memory.serve);
+  return table;
+}
+
+Table cards_table(const Report& report) {
+  Table table;
+  table.header = {"card", "usable", "budget", "full fine-tune", "LoRA", "serve"};
+  for (const CardFit& card : report.cards) {
+    table.rows.push_back({card.id, format_bytes(card.memory_bytes), format_bytes(card.budget_bytes),
+                          fit_text(card.full_finetune), fit_text(card.lora), fit_text(card.serve)});
+  }
+  return table;
+}
+
+Table structure_table(const Report& report) {
+  Table table;
+  table.header = {"stack", "layers", "block", "params / layer"};
+  std::string current_stack;
+  std::int64_t current_layer = -1;
+  std::string signature;
+  std::int64_t first = 0;
+  std::int64_t last = -1;
+  std::int64_t layer_params = 0;
+  std::string block_text;
+  const auto flush = [&] {
+    if (last < first || signature.empty()) return;
+    const std::int64_t count = last - first + 1;
+    table.rows.push_back({current_stack,
+                          count == 1 ? fmt::format("{}", first)
+                                     : fmt::format("{}-{} (x{})", first, last, count),
+                          block_text, group_digits(layer_params)});
+  };
+  // Group the graph's per-layer nodes into layers, then runs of identical layers.
+  std::vector<std::pair<std::string, std::vector<const GraphNode*>>> layers;
+  for (const GraphNode& node : report.graph.nodes) {
+    if (node.layer < 0) continue;
+    if (layers.empty() || node.layer != current_layer || node.stack != layers.back().first) {
+      layers.push_back({node.stack, {}});
+      current_layer = node.layer;
+    }
+    layers.back().second.push_back(&node);
+  }
+  current_stack.clear();
+  std::int64_t index = 0;
+  for (const auto& [stack, nodes] : layers) {
+    std::string text;
+    std::int64_t params = 0;
+    for (const GraphNode* node : nodes) {
+      text += (text.empty() ? "" : " > ") + node->op +
+              (node->detail.empty() ? "" : " (" + node->detail + ")");
+      params += node->params;
+    }
+    const std::string this_signature = stack + "|" + text + "|" + std::to_string(params);
+    if (stack != current_stack) index = 0;
+    if (this_signature != signature || stack != current_stack) {
+      flush();
+      current_stack = stack;
+      signature = this_signature;
+      first = index;
+      block_text = text;
+      layer_params = params;
+    }
+    last = index;
+    ++index;
+  }
+  flush();
+  return table;
+}
+
+Table graph_table(const Report& report) {
+  Table table;
+  table.header = {"node", "op", "output shape", "params", "detail"};
+  for (const GraphNode& node : report.graph.nodes) {
+    table.rows.push_back({node.name, node.op, shape_text(node.output_shape),
+                          group_digits(node.params), node.detail});
+  }
+  return table;
+}
+
+std::string workload_line(const Report& report) {
+  const MemoryAssumptions& a = report.assumptions;
+  return fmt::format(
+      "training: seq {} x batch {}; serving: {} sequence(s) x {} tokens; headroom {:.0f}%, CUDA "
+      "context {}",
+      a.seq_len, a.batch, a.concurrency, a.context, a.headroom_fraction * 100.0,
+      format_bytes(a.cuda_context_bytes));
+}
+
+std::vector<std::string> stored_extra_lines(const Report& report) {
+  std::vector<std::string> lines;
+  for (const StoredExtra& extra : report.model.stored_extras) {
+    lines.push_back(fmt::format("{}: {} x {} {} ({}) - {}", extra.name, extra.count,
+                                group_digits(extra.elements_each), extra.dtype,
+                                extra.certain ? "stored" : "may be stored", extra.note));
+  }
+  return lines;
+}
+
+}  // namespace trace::sections

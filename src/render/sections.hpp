@@ -1,0 +1,30 @@
+#pragma once
+// The report's sections as plain rows, shared by the terminal and Markdown renderers so both
+// always say the same thing.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/report/report.hpp"
+
+namespace trace::sections {
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+Facts model_facts(const Report& report);
+Facts parameter_facts(const Report& report);
+Table memory_table(const Report& report);
+Table cards_table(const Report& report);
+/// Consecutive identical layers collapsed: "0-31 (x32)" | "RMSNorm > Attention ... > MLP ...".
+Table structure_table(const Report& report);
+/// Every node with its output shape and parameters.
+Table graph_table(const Report& report);
+std::string workload_line(const Report& report);
+std::vector<std::string> stored_extra_lines(const Report& report);
+
+}  // namespace trace::sections

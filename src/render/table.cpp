@@ -1,0 +1,76 @@
+// The terminal report. Plain ASCII so it survives pipes, logs and CI consoles.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "sections.hpp"
+#include "trace/render/render.hpp"
+
+namespace trace {
+
+namespace {
+
+void append_facts(std::string& out, const sections::Facts& facts) {
+  std::size_t width = 0;
+  for (const auto& [key, value] : facts) width = std::max(width, key.size());
+  for (const auto& [key, value] : facts) {
+    out += fmt::format("  {:<{}}  {}\n", key, width, value);
+  }
+}
+
+void append_table(std::string& out, const sections::Table& table, std::size_t last_column_max = 0) {
+  std::vector<std::size_t> widths(table.header.size(), 0);
+  for (std::size_t c = 0; c < table.header.size(); ++c) widths[c] = table.header[c].size();
+  for (const auto& row : table.rows) {
+    for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  if (last_column_max > 0) widths.back() = std::min(widths.back(), last_column_max);
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = " ";
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool last = c + 1 == cells.size();
+      text += last ? " " + cells[c] : fmt::format(" {:<{}}", cells[c], widths[c]);
+    }
+    out += text + "\n";
+  };
+  line(table.header);
+  std::vector<std::string> rule;
+  for (const std::size_t width : widths) rule.emplace_back(width, '-');
+  line(rule);
+  for (const auto& row : table.rows) line(row);
+}
+
+}  // namespace
+
+std::string render_table(const Report& report) {
+  std::string out;
+  out += "MODEL\n";
+  append_facts(out, sections::model_facts(report));
+  out += "\nPARAMETERS\n";
+  append_facts(out, sections::parameter_facts(report));
+  const std::vector<std::string> extras = sections::stored_extra_lines(report);
+  if (!extras.empty()) {
+    out += "  stored extras (not parameters, not counted):\n";
+    for (const std::string& line : extras) out += "    " + line + "\n";
+  }
+  out += "\nMEMORY (" + sections::workload_line(report) + ")\n";
+  append_table(out, sections::memory_table(report));
+  out += "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, tensor "
+         "parallel for serving)\n";
+  append_table(out, sections::cards_table(report));
+  out += "\nSTRUCTURE\n";
+  append_table(out, sections::structure_table(report));
+  if (report.include_graph) {
+    out += fmt::format("\nGRAPH (batch {}, sequence {})\n", report.graph.batch,
+                       report.graph.seq_len);
+    append_table(out, sections::graph_table(report));
+  }
+  if (!report.notes.empty()) {
+    out += "\nNOTES\n";
+    for (const std::string& note : report.notes) out += "  - " + note + "\n";
+  }
+  return out;
+}
+
+}  // namespace trace

@@ -1,0 +1,51 @@
+#include "trace/report/report.hpp"
+
+#include <fmt/format.h>
+
+#include "trace/error.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace trace {
+
+Dtype default_serving_dtype(const ModelDescription& model) {
+  if (model.torch_dtype == "float16") return Dtype::fp16;
+  return Dtype::bf16;
+}
+
+Report make_report(std::string_view config_text, const ReportRequest& request,
+                   const GpuCatalog& gpus) {
+  const MemoryAssumptions& requested = request.assumptions;
+  validate_assumptions(requested);
+  Report report;
+  report.model_id = request.model_id;
+  report.source = request.source;
+  report.model = parse_model_config(config_text);
+  report.parameters = count_parameters(report.model);
+  report.assumptions = requested;
+  if (request.serve_dtype_from_config) {
+    report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
+    if (report.model.torch_dtype == "float32" || report.model.torch_dtype.empty()) {
+      report.notes.push_back(fmt::format(
+          "serving weights assumed bf16 (config torch_dtype is {}); set --dtype to change",
+          report.model.torch_dtype.empty() ? "absent" : report.model.torch_dtype));
+    }
+  }
+  report.graph = build_layer_graph(report.model, requested.seq_len, 1);
+  report.memory = estimate_memory(report.model, report.parameters, report.assumptions);
+  std::vector<const GpuSpec*> cards;
+  const std::vector<std::string> ids =
+      request.gpu_ids.empty() ? default_report_gpus() : request.gpu_ids;
+  for (const std::string& id : ids) {
+    if (request.gpu_ids.empty()) {
+      if (const GpuSpec* gpu = find_gpu(gpus, id)) cards.push_back(gpu);  // custom tables may lack some
+    } else {
+      cards.push_back(&require_gpu(gpus, id));
+    }
+  }
+  report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
+  report.include_graph = request.include_graph;
+  for (const std::string& note : report.model.notes) report.notes.push_back(note);
+  return report;
+}
+
+}  // namespace trace

@@ -1,0 +1,47 @@
+#include "trace/text_match.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace trace {
+
+std::string to_lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string lower = to_lower(word);
+  std::string best;
+  std::size_t best_distance = std::string::npos;
+  for (const std::string& candidate : candidates) {
+    const std::string other = to_lower(candidate);
+    std::size_t distance = edit_distance(lower, other);
+    // A prefix ("h10" for "h100-80gb") counts as close.
+    if (!lower.empty() && other.rfind(lower, 0) == 0) distance = std::min<std::size_t>(distance, 1);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, lower.size() / 3);
+  return best_distance <= limit ? best : "";
+}
+
+}  // namespace trace
