@@ -57,6 +57,13 @@ ModelDescription build_falcon(const ConfigReader& config) {
   }
   stack.final_norm = layer_norm("ln_f", hidden);
   model.stacks.push_back(std::move(stack));
+  if (model.tie_word_embeddings) {
+    // tiiuae's own uploads store lm_head.weight although it is tied (Hub total = logical +
+    // vocab x hidden for Falcon-7B and -40B); the config cannot say, the headers can.
+    model.stored_extras.push_back(StoredExtra{
+        "lm_head.weight", 1, checked_mul(vocab, hidden), "BF16", false,
+        "a second copy of the tied embedding stored by tiiuae's Falcon uploads"});
+  }
   return model;
 }
 

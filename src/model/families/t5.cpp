@@ -76,6 +76,14 @@ ModelDescription build_t5(const ConfigReader& config) {
   decoder.final_norm = rms_norm("final_layer_norm", hidden);
   model.stacks.push_back(std::move(encoder));
   model.stacks.push_back(std::move(decoder));
+  if (model.tie_word_embeddings) {
+    // The original T5 v1.0 uploads (t5-small .. t5-11b) carry an unused cross-attention bias
+    // table (transformers issues #2334, #8933): stored, never used, not a parameter here.
+    model.stored_extras.push_back(StoredExtra{
+        "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias", 1,
+        checked_mul(buckets, heads), "F32", false,
+        "unused table left in the original T5 v1.0 checkpoints"});
+  }
   return model;
 }
 

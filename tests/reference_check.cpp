@@ -1,0 +1,112 @@
+// Reference check: every row of the shared params.csv whose model_type trace supports must give
+// exactly the published logical parameter count (or the accepted alternative). Run by .ci/run
+// where ../shared exists:  trace_reference_check ../shared/reference
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trace/error.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/io/model_source.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+// One CSV record; handles quoted fields with commas and doubled quotes.
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c != '\r') {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+bool is_supported(const std::string& model_type) {
+  for (const trace::ArchitectureInfo& info : trace::supported_architectures()) {
+    if (info.model_type == model_type) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string root = argc > 1 ? argv[1] : "../shared/reference";
+  std::ifstream csv(root + "/params.csv");
+  if (!csv) {
+    std::cerr << "reference check: cannot open " << root << "/params.csv\n";
+    return 2;
+  }
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = split_csv(line);
+  const auto column = [&](const char* name) {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return i;
+    }
+    std::cerr << "reference check: params.csv has no column " << name << "\n";
+    std::exit(2);
+  };
+  const std::size_t file_col = column("file");
+  const std::size_t type_col = column("model_type");
+  const std::size_t logical_col = column("logical_params");
+  const std::size_t alt_col = column("alt_params");
+  const std::size_t id_col = column("model_id");
+  int passed = 0;
+  int failed = 0;
+  int skipped = 0;
+  while (std::getline(csv, line)) {
+    if (line.empty()) continue;
+    const std::vector<std::string> row = split_csv(line);
+    if (row.size() < header.size()) continue;
+    const std::string& model_type = row[type_col];
+    if (!is_supported(model_type)) {
+      ++skipped;
+      std::cout << fmt::format("skip  {:<55} model_type {} is outside this release\n", row[id_col],
+                               model_type);
+      continue;
+    }
+    const std::int64_t expected = std::stoll(row[logical_col]);
+    const std::int64_t alternative = row[alt_col].empty() ? expected : std::stoll(row[alt_col]);
+    try {
+      const std::string text = trace::read_text_file(root + "/hf-configs/" + row[file_col]);
+      const std::int64_t total =
+          trace::count_parameters(trace::parse_model_config(text)).total;
+      if (total == expected || total == alternative) {
+        ++passed;
+        std::cout << fmt::format("ok    {:<55} {}\n", row[id_col], total);
+      } else {
+        ++failed;
+        std::cout << fmt::format("FAIL  {:<55} got {} expected {} (delta {:+})\n", row[id_col],
+                                 total, expected, total - expected);
+      }
+    } catch (const trace::Error& error) {
+      ++failed;
+      std::cout << fmt::format("FAIL  {:<55} {}\n", row[id_col], error.what());
+    }
+  }
+  std::cout << fmt::format("\nreference check: {} rows of supported model types, {} skipped\n",
+                           passed + failed, skipped);
+  std::cout << fmt::format("{} passed, {} failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

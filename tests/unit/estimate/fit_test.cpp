@@ -1,0 +1,59 @@
+// Card fits: hand-computed thresholds on simple numbers, then the real pipeline.
+#include "catch.hpp"
+#include "test_data.hpp"
+#include "trace/estimate/fit.hpp"
+#include "trace/model/model_config.hpp"
+
+TEST_CASE("fit_mode: fits, largest batch, sharded floor", "[fit]") {
+  trace::ModeMemory mode;
+  mode.fixed_bytes = 1000;
+  mode.shardable_bytes = 900;  // 100 bytes of overhead stay on every card
+  mode.per_sequence_bytes = 50;
+  // Budget 1200: 1000 + 50 x b <= 1200 -> b = 4.
+  trace::ModeFit fit = trace::fit_mode(mode, 1200, 0, 1);
+  CHECK(fit.fits);
+  CHECK(fit.max_batch == 4);
+  CHECK(fit.min_cards == 1);
+  // Budget 600: one card cannot hold 1050; ZeRO-3 on n cards holds 100 + 900/n + 50.
+  // n = 2: 600 <= 600 fits.
+  fit = trace::fit_mode(mode, 600, 0, 1);
+  CHECK_FALSE(fit.fits);
+  CHECK(fit.max_batch == 0);
+  REQUIRE(fit.min_cards);
+  CHECK(*fit.min_cards == 2);
+  CHECK(fit.bytes_per_card == 600);
+  // Tensor parallel must divide the head count (6): 4 and 5 are skipped.
+  // n = 3: 100 + 300 + 50/min(3, kv 1) = 450 <= 460.
+  fit = trace::fit_mode(mode, 460, 6, 1);
+  REQUIRE(fit.min_cards);
+  CHECK(*fit.min_cards == 3);
+  // Overhead alone exceeds the budget: no card count helps.
+  fit = trace::fit_mode(mode, 90, 0, 1);
+  CHECK_FALSE(fit.min_cards);
+}
+
+TEST_CASE("Llama-3.1-8B on a T4: serving needs two cards tensor-parallel", "[fit]") {
+  const trace::ModelDescription model =
+      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
+  const trace::ParameterCount params = trace::count_parameters(model);
+  trace::MemoryAssumptions a;
+  const trace::MemoryEstimate memory = trace::estimate_memory(model, params, a);
+  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
+  const std::vector<const trace::GpuSpec*> cards{&trace::require_gpu(catalog, "t4"),
+                                                 &trace::require_gpu(catalog, "h100")};
+  const std::vector<trace::CardFit> fits = trace::fit_cards(memory, model, cards, a);
+  // T4: 14.74 GiB usable x 0.95 = 14.0 GiB budget < 16.06 GB of bf16 weights.
+  CHECK_FALSE(fits[0].serve.fits);
+  // Two cards: 512 MiB + 8,030,261,248 bytes + 256 MiB of KV each.
+  REQUIRE(fits[0].serve.min_cards);
+  CHECK(*fits[0].serve.min_cards == 2);
+  CHECK(fits[0].serve.bytes_per_card == (512LL << 20) + 8'030'261'248LL + (256LL << 20));
+  // H100: (budget - weights - context) / 512 MiB of KV per 4096-token sequence.
+  CHECK(fits[1].serve.fits);
+  const std::int64_t budget = fits[1].budget_bytes;
+  CHECK(fits[1].serve.max_batch == (budget - 16'060'522'496LL - (512LL << 20)) / (512LL << 20));
+  // Full fine-tune of 8B (18 bytes/param = 144.5 GB of state) does not fit one 80 GB card.
+  CHECK_FALSE(fits[1].full_finetune.fits);
+  REQUIRE(fits[1].full_finetune.min_cards);
+  CHECK(*fits[1].full_finetune.min_cards >= 2);
+}

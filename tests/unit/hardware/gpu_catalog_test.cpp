@@ -1,0 +1,56 @@
+#include <set>
+
+#include "catch.hpp"
+#include "trace/error.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
+
+TEST_CASE("the built-in GPU table is complete and consistent", "[gpus]") {
+  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
+  CHECK(catalog.gpus.size() >= 36);
+  std::set<std::string> ids;
+  for (const trace::GpuSpec& gpu : catalog.gpus) {
+    INFO(gpu.id);
+    CHECK(ids.insert(gpu.id).second);
+    CHECK(gpu.memory_bytes_usable > 0);
+    CHECK(gpu.memory_bytes_usable <= gpu.memory_bytes_marketed);
+    CHECK_FALSE(gpu.source.empty());
+  }
+  for (const char* id : {"t4", "l4", "a10g", "a100-40gb", "a100-80gb", "h100-80gb", "h100-pcie",
+                         "h200", "b200"}) {
+    INFO(id);
+    CHECK(trace::find_gpu(catalog, id) != nullptr);
+  }
+}
+
+TEST_CASE("usable memory, not the marketing number", "[gpus]") {
+  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
+  // An "80 GB" H100 exposes about 79.2 GiB to PyTorch; a "16 GB" T4 about 14.74 GiB.
+  CHECK(trace::require_gpu(catalog, "h100").memory_bytes_usable ==
+        static_cast<std::int64_t>(79.2 * 1073741824.0 + 0.5));
+  CHECK(trace::require_gpu(catalog, "T4").memory_bytes_usable ==
+        static_cast<std::int64_t>(14.74 * 1073741824.0 + 0.5));
+}
+
+TEST_CASE("aliases and did-you-mean", "[gpus]") {
+  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
+  CHECK(trace::require_gpu(catalog, "h100").id == "h100-80gb");
+  CHECK(trace::require_gpu(catalog, "H100-80GB").id == "h100-80gb");
+  CHECK_THROWS_WITH(trace::require_gpu(catalog, "h100-80g8"),
+                    Catch::Matchers::Contains("did you mean 'h100-80gb'"));
+  CHECK_THROWS_AS(trace::require_gpu(catalog, "zzzzzzzzzzzz"), trace::ConfigError);
+}
+
+TEST_CASE("a custom table is validated", "[gpus]") {
+  CHECK_THROWS_AS(trace::parse_gpu_catalog("[]", "x.json"), trace::ConfigError);
+  CHECK_THROWS_AS(trace::parse_gpu_catalog(R"({"gpus": [{"id": "a"}]})", "x.json"),
+                  trace::ConfigError);
+  CHECK_THROWS_WITH(
+      trace::parse_gpu_catalog(
+          R"({"gpus": [{"id": "a", "memory_bytes_marketed": 10, "memory_bytes_usable": 20}]})",
+          "x.json"),
+      Catch::Matchers::Contains("exceeds"));
+  const trace::GpuCatalog one = trace::parse_gpu_catalog(
+      R"({"gpus": [{"id": "Mine", "memory_bytes_marketed": 100, "memory_bytes_usable": 90}]})",
+      "x.json");
+  CHECK(trace::find_gpu(one, "mine") != nullptr);
+}

@@ -1,0 +1,107 @@
+// Golden counts: one or more real models per family. Each expected number is the published
+// checkpoint count, cross-checked by a hand derivation; sources in tests/data/configs/SOURCES-*.md
+// and docs/catalog.md. Nothing here was copied from trace's own output.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "catch.hpp"
+#include "test_data.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+struct Golden {
+  const char* fixture;  // tests/data/configs/<fixture>, or "catalog:<repo id>"
+  const char* model_type;
+  std::int64_t total;
+};
+
+constexpr Golden k_golden[] = {
+    // Bundled catalog (docs/catalog.md gives each published figure).
+    {"catalog:meta-llama/Llama-3.1-8B", "llama", 8'030'261'248},
+    {"catalog:meta-llama/Llama-3.1-70B", "llama", 70'553'706'496},
+    {"catalog:meta-llama/Llama-3.2-1B", "llama", 1'235'814'400},
+    {"catalog:Qwen/Qwen2.5-7B", "qwen2", 7'615'616'512},
+    {"catalog:Qwen/Qwen3-8B", "qwen3", 8'190'735'360},
+    {"catalog:mistralai/Mistral-7B-v0.3", "mistral", 7'248'023'552},
+    {"catalog:google/gemma-2-9b", "gemma2", 9'241'705'984},
+    {"catalog:microsoft/Phi-3.5-mini-instruct", "phi3", 3'821'079'552},
+    {"catalog:openai-community/gpt2", "gpt2", 124'439'808},
+    // llama family variety
+    {"TinyLlama--TinyLlama-1.1B-Chat-v1.0.reconstructed.json", "llama", 1'100'048'384},
+    {"HuggingFaceTB--SmolLM2-135M-Instruct.reconstructed.json", "llama", 134'515'008},
+    {"codellama--CodeLlama-7b-Instruct-hf.json", "llama", 6'738'546'688},
+    {"allenai--OLMo-2-1124-13B.json", "olmo2", 13'716'198'400},
+    {"google--gemma-7b.reconstructed.json", "gemma", 8'537'680'896},
+    {"google--gemma-3-1b-it.reconstructed.json", "gemma3_text", 999'885'952},
+    {"google--gemma-3-4b-it.reconstructed.json", "gemma3", 4'300'079'472},
+    {"microsoft--Phi-3-mini-4k-instruct.json", "phi3", 3'821'079'552},
+    {"microsoft--phi-1_5.json", "phi", 1'418'270'720},
+    {"microsoft--phi-2.json", "phi", 2'779'683'840},
+    {"openai-community--gpt2-medium.json", "gpt2", 354'823'168},
+    {"distilbert--distilgpt2.json", "gpt2", 81'912'576},
+    {"bigcode--starcoderbase-1b.json", "gpt_bigcode", 1'137'207'296},
+    {"EleutherAI--pythia-410m.json", "gpt_neox", 405'334'016},
+    {"EleutherAI--gpt-neox-20b.json", "gpt_neox", 20'554'567'680},
+    {"EleutherAI--gpt-j-6b.json", "gptj", 6'050'882'784},
+    {"stabilityai--stablelm-3b-4e1t.json", "stablelm", 2'795'443'200},
+    {"stabilityai--stablelm-2-zephyr-1_6b.json", "stablelm", 1'644'515'328},
+    {"tiiuae--falcon-7b-instruct.json", "falcon", 6'921'720'704},
+    {"tiiuae--falcon-40b.json", "falcon", 41'303'293'952},
+    {"bigscience--bloom-560m.json", "bloom", 559'214'592},
+    {"facebook--opt-125m.json", "opt", 125'239'296},
+    {"facebook--opt-350m.json", "opt", 331'196'416},
+    {"google-bert--bert-base-uncased.json", "bert", 110'106'428},
+    {"google-t5--t5-small.json", "t5", 60'506'624},
+    {"google--t5-v1_1-small.reconstructed.json", "t5", 76'961'152},
+    {"bigscience--T0p.json", "t5", 11'135'332'352},
+    {"google--mt5-small.json", "mt5", 300'176'768},
+};
+
+std::string fixture_text(const std::string& fixture) {
+  const std::string prefix = "catalog:";
+  if (fixture.rfind(prefix, 0) == 0) return trace::test::catalog_text(fixture.substr(prefix.size()));
+  return trace::test::config_text(fixture);
+}
+
+}  // namespace
+
+TEST_CASE("every golden model's total equals its published checkpoint count", "[golden]") {
+  for (const Golden& golden : k_golden) {
+    INFO(golden.fixture);
+    const std::string text = fixture_text(golden.fixture);
+    REQUIRE_FALSE(text.empty());
+    const trace::ModelDescription model = trace::parse_model_config(text);
+    CHECK(model.model_type == golden.model_type);
+    const trace::ParameterCount count = trace::count_parameters(model);
+    CHECK(count.total == golden.total);
+    CHECK(count.active == count.total);  // dense: every parameter is active
+    std::int64_t sum = 0;
+    for (const auto& component : count.by_component) sum += component.second;
+    CHECK(sum == count.total);
+  }
+}
+
+TEST_CASE("BERT heads follow the architectures key", "[golden][bert]") {
+  const std::string text = trace::test::config_text("google-bert--bert-base-uncased.json");
+  nlohmann::json config = nlohmann::json::parse(text);
+  // BertModel alone: 109,482,240 (the widely quoted "110M" encoder with pooler).
+  config["architectures"] = {"BertModel"};
+  CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total == 109'482'240);
+  // A 3-way classifier adds 768 x 3 + 3.
+  config["architectures"] = {"BertForSequenceClassification"};
+  config["id2label"] = {{"0", "a"}, {"1", "b"}, {"2", "c"}};
+  CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total ==
+        109'482'240 + 768 * 3 + 3);
+}
+
+TEST_CASE("tied and untied heads differ by exactly vocab x hidden", "[golden]") {
+  nlohmann::json config =
+      nlohmann::json::parse(trace::test::catalog_text("meta-llama/Llama-3.2-1B"));
+  const std::int64_t tied = trace::count_parameters(trace::parse_model_config(config.dump())).total;
+  config["tie_word_embeddings"] = false;
+  const std::int64_t untied =
+      trace::count_parameters(trace::parse_model_config(config.dump())).total;
+  CHECK(untied - tied == 128'256LL * 2'048);
+}
