@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     if (line.empty()) continue;
     const std::vector<std::string> row = split_csv(line);
     if (row.size() < header.size()) continue;
-    const std::string& model_type = row[type_col];
+    // "llama4/llama4_text": the outer type is what config.json says.
+    const std::string model_type = row[type_col].substr(0, row[type_col].find('/'));
     if (!is_supported(model_type)) {
       ++skipped;
       std::cout << fmt::format("skip  {:<55} model_type {} is outside this release\n", row[id_col],

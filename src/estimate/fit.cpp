@@ -11,9 +11,14 @@ namespace {
 
 std::int64_t attention_heads(const ModelDescription& model, bool kv) {
   for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.blocks.empty()) continue;
-    const Attention& attention = stack.blocks.front().attention;
-    return kv ? attention.num_kv_heads : attention.num_heads;
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      const Attention& attention = block.attention;
+      // MLA's latent is one shared "head": every tensor-parallel rank keeps all of it.
+      if (attention.kind == AttentionKind::mla) return kv ? 1 : attention.num_heads;
+      if (attention.kind != AttentionKind::standard) continue;
+      return kv ? attention.num_kv_heads : attention.num_heads;
+    }
   }
   return 1;
 }

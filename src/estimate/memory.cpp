@@ -15,22 +15,116 @@ namespace trace {
 namespace {
 
 // Values (not bytes) one token of one layer saves for backward.
-std::int64_t attention_saved_values(const Attention& attention, std::int64_t seq_len) {
-  const std::int64_t q_width = attention.num_heads * attention.head_dim;
+std::int64_t attention_saved_values(const Attention& attention) {
+  const std::int64_t heads = attention.num_heads;
+  switch (attention.kind) {
+    case AttentionKind::none: return 0;
+    case AttentionKind::linear: return attention.input_dim;  // the Linear's input
+    case AttentionKind::mla: {
+      // input, q latent, Q, kv latent (+ rope key), K, V, attention output
+      const MlaShape& m = attention.mla;
+      const std::int64_t q_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+      return attention.input_dim + m.q_lora_rank + heads * q_head + m.kv_lora_rank +
+             m.qk_rope_head_dim + heads * q_head + 2 * heads * m.v_head_dim;
+    }
+    case AttentionKind::standard: break;
+  }
+  const std::int64_t q_width = heads * attention.head_dim;
   const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
   // projection input + Q + K + V + attention output (input of o_proj)
-  std::int64_t per_token = attention.input_dim + q_width + 2 * kv_width + q_width;
-  (void)seq_len;
-  return per_token;
+  return attention.input_dim + q_width + 2 * kv_width + q_width;
 }
 
-std::int64_t mlp_saved_values(const Mlp& mlp) {
-  // input + (gated: gate out, act(gate), up out, product = down input | plain: fc1 out, act out)
-  return mlp.input_dim + (mlp.kind == MlpKind::gated ? 4 : 2) * mlp.intermediate;
+// Values one token saves inside an MLP, its input excluded.
+std::int64_t mlp_inner_values(const Mlp& mlp) {
+  switch (mlp.kind) {
+    case MlpKind::none:
+    case MlpKind::linear: return 0;
+    // gate out, act(gate), up out, product (input of down) | fc1 out, act out
+    case MlpKind::gated: return 4 * mlp.intermediate;
+    case MlpKind::plain: return 2 * mlp.intermediate;
+  }
+  return 0;
+}
+
+std::int64_t ffn_saved_values(const Block& block) {
+  std::int64_t values = 0;
+  if (block.mlp.kind != MlpKind::none) values += block.mlp.input_dim + mlp_inner_values(block.mlp);
+  if (block.moe) {
+    const Moe& moe = *block.moe;
+    // input, router logits, and the top-k experts each token is routed to (+ shared experts)
+    values += moe.expert.input_dim + moe.num_experts + moe.top_k * mlp_inner_values(moe.expert);
+    if (moe.shared) values += mlp_inner_values(*moe.shared);
+  }
+  return values;
 }
 
 std::int64_t linear_lora(std::int64_t in, std::int64_t out, std::int64_t rank) {
   return checked_mul(rank, checked_add(in, out));
+}
+
+std::int64_t mlp_lora(const Mlp& mlp, std::int64_t rank) {
+  switch (mlp.kind) {
+    case MlpKind::none: return 0;
+    case MlpKind::linear: return linear_lora(mlp.input_dim, mlp.input_dim, rank);
+    case MlpKind::gated:
+    case MlpKind::plain: break;
+  }
+  std::int64_t up = linear_lora(mlp.input_dim, mlp.intermediate, rank);
+  if (mlp.kind == MlpKind::gated) {
+    up = mlp.fused_gate_up ? linear_lora(mlp.input_dim, 2 * mlp.intermediate, rank)
+                           : checked_mul(2, up);
+  }
+  return checked_add(up, linear_lora(mlp.intermediate, mlp.input_dim, rank));
+}
+
+std::int64_t attention_lora(const Attention& attention, std::int64_t rank) {
+  const std::int64_t heads = attention.num_heads;
+  switch (attention.kind) {
+    case AttentionKind::none: return 0;
+    case AttentionKind::linear: return linear_lora(attention.input_dim, attention.output_dim, rank);
+    case AttentionKind::mla: {
+      const MlaShape& m = attention.mla;
+      const std::int64_t q_out = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+      std::int64_t sum = m.q_lora_rank > 0
+                             ? checked_add(linear_lora(attention.input_dim, m.q_lora_rank, rank),
+                                           linear_lora(m.q_lora_rank, q_out, rank))
+                             : linear_lora(attention.input_dim, q_out, rank);
+      sum = checked_add(sum, linear_lora(attention.input_dim, m.kv_lora_rank + m.qk_rope_head_dim,
+                                         rank));
+      sum = checked_add(sum, linear_lora(m.kv_lora_rank,
+                                         heads * (m.qk_nope_head_dim + m.v_head_dim), rank));
+      return checked_add(sum, linear_lora(heads * m.v_head_dim, attention.output_dim, rank));
+    }
+    case AttentionKind::standard: break;
+  }
+  const std::int64_t q_width = heads * attention.head_dim;
+  const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
+  std::int64_t sum = 0;
+  if (attention.fused_qkv) {
+    sum = linear_lora(attention.input_dim, q_width + 2 * kv_width, rank);
+  } else {
+    sum = checked_add(linear_lora(attention.input_dim, q_width, rank),
+                      checked_mul(2, linear_lora(attention.kv_input_dim, kv_width, rank)));
+  }
+  return checked_add(sum, linear_lora(q_width, attention.output_dim, rank));
+}
+
+// KV-cache values one token holds in one layer's attention.
+std::int64_t kv_values_per_token(const Attention& attention) {
+  switch (attention.kind) {
+    case AttentionKind::none:
+    case AttentionKind::linear: return 0;
+    case AttentionKind::mla: {
+      // The compressed latent and the shared rope key (what vLLM/SGLang cache), plus the
+      // lightning indexer's keys on DeepSeek-V3.2.
+      std::int64_t values = attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim;
+      if (attention.indexer) values += attention.indexer->head_dim;
+      return values;
+    }
+    case AttentionKind::standard: break;
+  }
+  return 2 * attention.num_kv_heads * attention.head_dim;
 }
 
 }  // namespace
@@ -73,30 +167,20 @@ std::int64_t MemoryBreakdown::total() const {
 
 std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
   std::int64_t params = 0;
-  const auto attention_lora = [&](const Attention& attention) {
-    const std::int64_t q_width = attention.num_heads * attention.head_dim;
-    const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
-    std::int64_t sum = 0;
-    if (attention.fused_qkv) {
-      sum = linear_lora(attention.input_dim, q_width + 2 * kv_width, rank);
-    } else {
-      sum = checked_add(linear_lora(attention.input_dim, q_width, rank),
-                        checked_mul(2, linear_lora(attention.kv_input_dim, kv_width, rank)));
-    }
-    return checked_add(sum, linear_lora(q_width, attention.output_dim, rank));
-  };
   for (const Stack& stack : model.stacks) {
-    if (stack.vision) continue;
+    if (stack.vision || stack.mtp) continue;
     for (const Block& block : stack.blocks) {
-      params = checked_add(params, attention_lora(block.attention));
-      if (block.cross_attention) params = checked_add(params, attention_lora(*block.cross_attention));
-      const Mlp& mlp = block.mlp;
-      std::int64_t up = linear_lora(mlp.input_dim, mlp.intermediate, rank);
-      if (mlp.kind == MlpKind::gated) {
-        up = mlp.fused_gate_up ? linear_lora(mlp.input_dim, 2 * mlp.intermediate, rank)
-                               : checked_mul(2, up);
+      params = checked_add(params, attention_lora(block.attention, rank));
+      if (block.cross_attention) {
+        params = checked_add(params, attention_lora(*block.cross_attention, rank));
       }
-      params = checked_add(params, checked_add(up, linear_lora(mlp.intermediate, mlp.input_dim, rank)));
+      params = checked_add(params, mlp_lora(block.mlp, rank));
+      if (block.moe) {
+        // PEFT's all-linear reaches every expert's projections (not the router).
+        params = checked_add(params, checked_mul(block.moe->num_experts,
+                                                 mlp_lora(block.moe->expert, rank)));
+        if (block.moe->shared) params = checked_add(params, mlp_lora(*block.moe->shared, rank));
+      }
     }
   }
   return params;
@@ -105,17 +189,17 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype) {
   std::int64_t values = 0;
   for (const Stack& stack : model.stacks) {
-    if (stack.vision || !stack.causal) continue;  // encoders recompute, they cache nothing
+    // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
+    if (stack.vision || stack.mtp || !stack.causal) continue;
     for (const Block& block : stack.blocks) {
       const Attention& attention = block.attention;
       const std::int64_t tokens =
           attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
-      values = checked_add(values, checked_product({2, attention.num_kv_heads, attention.head_dim,
-                                                    tokens}, "the KV cache"));
+      values = checked_add(values, checked_mul(kv_values_per_token(attention), tokens,
+                                               "the KV cache"));
       if (block.cross_attention) {
-        const Attention& cross = *block.cross_attention;
-        values = checked_add(values, checked_product({2, cross.num_kv_heads, cross.head_dim,
-                                                      context}, "the KV cache"));
+        values = checked_add(values, checked_mul(kv_values_per_token(*block.cross_attention),
+                                                 context, "the KV cache"));
       }
     }
   }
@@ -126,13 +210,12 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
                                        const MemoryAssumptions& assumptions) {
   std::int64_t values_per_token = 0;
   for (const Stack& stack : model.stacks) {
-    if (stack.vision) continue;  // image tokens are not modelled in v0 (docs/memory.md)
+    // Image tokens are not modelled yet; MTP layers are (they run in training).
+    if (stack.vision) continue;
     for (const Block& block : stack.blocks) {
-      std::int64_t layer = attention_saved_values(block.attention, seq_len);
-      if (block.cross_attention) {
-        layer += attention_saved_values(*block.cross_attention, seq_len);
-      }
-      layer += mlp_saved_values(block.mlp);
+      std::int64_t layer = attention_saved_values(block.attention);
+      if (block.cross_attention) layer += attention_saved_values(*block.cross_attention);
+      layer += ffn_saved_values(block);
       // each norm saves its input
       layer += static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       values_per_token = checked_add(values_per_token, layer, "the activation size");

@@ -13,8 +13,9 @@ std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) {
   return checked_add(checked_mul(in, out, "a weight matrix"), bias ? out : 0, "a weight matrix");
 }
 
-constexpr std::array<const char*, 8> k_components{
-    "embedding", "position_embedding", "attention", "mlp", "norm", "head", "vision", "other"};
+constexpr std::array<const char*, 12> k_components{
+    "embedding", "position_embedding", "attention", "mlp",   "experts", "shared_experts",
+    "router",    "norm",               "head",      "vision", "mtp",     "other"};
 
 struct Tally {
   std::array<std::int64_t, k_components.size()> counts{};
@@ -42,6 +43,12 @@ std::int64_t norm_params(const Norm& norm) {
 }
 
 std::int64_t attention_params(const Attention& attention) {
+  switch (attention.kind) {
+    case AttentionKind::none: return 0;
+    case AttentionKind::linear: return linear(attention.input_dim, attention.output_dim, false);
+    case AttentionKind::mla: return mla_params(attention);
+    case AttentionKind::standard: break;
+  }
   const std::int64_t q_width = checked_mul(attention.num_heads, attention.head_dim);
   const std::int64_t kv_width = checked_mul(attention.num_kv_heads, attention.head_dim);
   std::int64_t params = linear(attention.input_dim, q_width, attention.q_bias);
@@ -52,20 +59,79 @@ std::int64_t attention_params(const Attention& attention) {
   if (attention.k_norm) params = checked_add(params, norm_params(*attention.k_norm));
   params = checked_add(params,
                        checked_mul(attention.relative_attention_buckets, attention.num_heads));
+  if (attention.sinks) params = checked_add(params, attention.num_heads);
+  return params;
+}
+
+std::int64_t mla_params(const Attention& attention) {
+  // DeepSeek-V2/V3 MLA (modeling_deepseek.py, DeepseekV3Attention): q_a_proj + q_a_layernorm +
+  // q_b_proj (or one q_proj), kv_a_proj_with_mqa + kv_a_layernorm + kv_b_proj, o_proj.
+  const MlaShape& m = attention.mla;
+  const std::int64_t heads = attention.num_heads;
+  const std::int64_t q_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  std::int64_t params = 0;
+  if (m.q_lora_rank > 0) {
+    params = checked_add(linear(attention.input_dim, m.q_lora_rank, attention.q_bias),
+                         m.q_lora_rank);
+    params = checked_add(params, linear(m.q_lora_rank, checked_mul(heads, q_head), false));
+  } else {
+    params = linear(attention.input_dim, checked_mul(heads, q_head), attention.q_bias);
+  }
+  params = checked_add(params, linear(attention.input_dim, m.kv_lora_rank + m.qk_rope_head_dim,
+                                      attention.k_bias));
+  params = checked_add(params, m.kv_lora_rank);
+  params = checked_add(params, linear(m.kv_lora_rank,
+                                      checked_mul(heads, m.qk_nope_head_dim + m.v_head_dim), false));
+  params = checked_add(params, linear(checked_mul(heads, m.v_head_dim), attention.output_dim,
+                                      attention.o_bias));
+  if (attention.indexer) {
+    // Lightning indexer (DeepSeek-V3.2 Indexer): wq_b, wk, k_norm (LayerNorm), weights_proj.
+    const SparseIndexer& index = *attention.indexer;
+    params = checked_add(params, linear(index.query_input_dim,
+                                        checked_mul(index.num_heads, index.head_dim), false));
+    params = checked_add(params, linear(attention.input_dim, index.head_dim, false));
+    params = checked_add(params, 2 * index.head_dim);
+    params = checked_add(params, linear(attention.input_dim, index.num_heads, false));
+  }
   return params;
 }
 
 std::int64_t mlp_params(const Mlp& mlp) {
+  if (mlp.kind == MlpKind::none) return 0;
+  if (mlp.kind == MlpKind::linear) return linear(mlp.input_dim, mlp.input_dim, false);
   const std::int64_t up = linear(mlp.input_dim, mlp.intermediate, mlp.up_bias);
   const std::int64_t down = linear(mlp.intermediate, mlp.input_dim, mlp.down_bias);
   return checked_add(checked_mul(mlp.kind == MlpKind::gated ? 2 : 1, up), down);
 }
 
+MoeParams moe_params(const Moe& moe) {
+  MoeParams params;
+  params.routed_expert = mlp_params(moe.expert);
+  params.routed = checked_mul(moe.num_experts, params.routed_expert, "the expert parameters");
+  params.router = checked_add(checked_mul(moe.expert.input_dim, moe.num_experts),
+                              (moe.router_bias ? moe.num_experts : 0) +
+                                  (moe.router_correction_bias ? moe.num_experts : 0));
+  if (moe.shared) params.shared = mlp_params(*moe.shared);
+  if (moe.shared_expert_gate) params.shared = checked_add(params.shared, moe.expert.input_dim);
+  params.total = checked_add(checked_add(params.routed, params.router), params.shared);
+  params.active = checked_add(checked_add(checked_mul(moe.top_k, params.routed_expert),
+                                          params.router),
+                              params.shared);
+  return params;
+}
+
 std::int64_t block_params(const Block& block) {
   std::int64_t params = checked_add(attention_params(block.attention), mlp_params(block.mlp));
   if (block.cross_attention) params = checked_add(params, attention_params(*block.cross_attention));
+  if (block.moe) params = checked_add(params, moe_params(*block.moe).total);
   for (const Norm& norm : block.norms) params = checked_add(params, norm_params(norm));
   return params;
+}
+
+std::int64_t block_active_params(const Block& block) {
+  if (!block.moe) return block_params(block);
+  const MoeParams moe = moe_params(*block.moe);
+  return block_params(block) - moe.total + moe.active;
 }
 
 ParameterCount count_parameters(const ModelDescription& model) {
@@ -79,26 +145,32 @@ ParameterCount count_parameters(const ModelDescription& model) {
   if (model.embedding_norm) tally.add("norm", norm_params(*model.embedding_norm));
 
   std::int64_t vision = 0;
+  std::int64_t inactive_experts = 0;  // routed experts a token does not use
   for (const Stack& stack : model.stacks) {
     for (const Block& block : stack.blocks) {
-      if (stack.vision) {
-        vision = checked_add(vision, block_params(block));
+      if (stack.vision || stack.mtp) {
+        tally.add(stack.vision ? "vision" : "mtp", block_params(block));
+        if (stack.vision) vision = checked_add(vision, block_params(block));
         continue;
       }
       tally.add("attention", attention_params(block.attention));
       if (block.cross_attention) tally.add("attention", attention_params(*block.cross_attention));
       tally.add("mlp", mlp_params(block.mlp));
+      if (block.moe) {
+        const MoeParams moe = moe_params(*block.moe);
+        tally.add("experts", moe.routed);
+        tally.add("router", moe.router);
+        tally.add("shared_experts", moe.shared);
+        inactive_experts = checked_add(inactive_experts, moe.total - moe.active);
+      }
       for (const Norm& norm : block.norms) tally.add("norm", norm_params(norm));
     }
     if (stack.final_norm) {
-      if (stack.vision) {
-        vision = checked_add(vision, norm_params(*stack.final_norm));
-      } else {
-        tally.add("norm", norm_params(*stack.final_norm));
-      }
+      const std::int64_t norm = norm_params(*stack.final_norm);
+      tally.add(stack.vision ? "vision" : stack.mtp ? "mtp" : "norm", norm);
+      if (stack.vision) vision = checked_add(vision, norm);
     }
   }
-  tally.add("vision", vision);
 
   if (model.has_lm_head) {
     if (!model.tie_word_embeddings) tally.add("head", token_embedding);
@@ -113,8 +185,11 @@ ParameterCount count_parameters(const ModelDescription& model) {
   for (std::size_t i = 0; i < k_components.size(); ++i) {
     count.by_component.emplace_back(k_components[i], tally.counts[i]);
     count.total = checked_add(count.total, tally.counts[i], "the parameter count");
+    if (std::string_view(k_components[i]) == "mtp") count.mtp = tally.counts[i];
   }
-  count.active = count.total;
+  // Active per token: every parameter a text token touches. MTP layers only serve training and
+  // speculative decoding; unselected routed experts sit idle.
+  count.active = count.total - count.mtp - inactive_experts;
   count.vision = vision;
   // Vendors that publish "without embeddings" leave out the input lookup tables but keep the
   // output head; with tied embeddings the matrix is the head, so it stays.

@@ -20,7 +20,7 @@ struct ArchitectureRow {
   Builder build;
 };
 
-constexpr std::array<ArchitectureRow, 23> k_architectures{{
+constexpr ArchitectureRow k_architectures[] = {
     {{"llama", "Llama 2/3/3.1/3.2/3.3, SmolLM2, TinyLlama, CodeLlama, Yi"}, family::build_llama},
     {{"mistral", "Mistral"}, family::build_mistral},
     {{"qwen2", "Qwen2, Qwen2.5"}, family::build_qwen2},
@@ -44,7 +44,16 @@ constexpr std::array<ArchitectureRow, 23> k_architectures{{
     {{"t5", "T5, T0, Flan-T5"}, family::build_t5},
     {{"mt5", "mT5"}, family::build_t5},
     {{"llama3", "(alias of llama)"}, family::build_llama},
-}};
+    {{"mixtral", "Mixtral"}, family::build_mixtral},
+    {{"qwen2_moe", "Qwen1.5-MoE, Qwen2-MoE"}, family::build_qwen2_moe},
+    {{"qwen3_moe", "Qwen3-MoE"}, family::build_qwen3_moe},
+    {{"deepseek_v2", "DeepSeek-V2 (MLA, MoE)"}, family::build_deepseek},
+    {{"deepseek_v3", "DeepSeek-V3, R1 (MLA, MoE, MTP)"}, family::build_deepseek},
+    {{"kimi_k2", "Kimi K2 (DeepSeek-V3 layout)"}, family::build_deepseek},
+    {{"deepseek_v32", "DeepSeek-V3.2 (MLA + sparse indexer)"}, family::build_deepseek},
+    {{"gpt_oss", "gpt-oss"}, family::build_gpt_oss},
+    {{"minimax_m2", "MiniMax-M2"}, family::build_minimax_m2},
+};
 
 std::string supported_list() {
   std::string names;
@@ -55,13 +64,15 @@ std::string supported_list() {
   return names;
 }
 
-std::array<ArchitectureInfo, k_architectures.size()> make_infos() {
-  std::array<ArchitectureInfo, k_architectures.size()> infos{};
-  for (std::size_t i = 0; i < k_architectures.size(); ++i) infos[i] = k_architectures[i].info;
+constexpr std::size_t k_architecture_count = std::size(k_architectures);
+
+std::array<ArchitectureInfo, k_architecture_count> make_infos() {
+  std::array<ArchitectureInfo, k_architecture_count> infos{};
+  for (std::size_t i = 0; i < k_architecture_count; ++i) infos[i] = k_architectures[i].info;
   return infos;
 }
 
-const std::array<ArchitectureInfo, k_architectures.size()> k_infos = make_infos();
+const std::array<ArchitectureInfo, k_architecture_count> k_infos = make_infos();
 
 }  // namespace
 

@@ -9,6 +9,23 @@ namespace trace {
 namespace {
 
 std::string attention_detail(const Attention& attention, PositionKind position) {
+  if (attention.kind == AttentionKind::linear) {
+    return fmt::format("{} -> {}, replaces attention", attention.input_dim, attention.output_dim);
+  }
+  if (attention.kind == AttentionKind::mla) {
+    const MlaShape& m = attention.mla;
+    std::string detail = fmt::format("MLA {} heads, {}kv_lora {}, qk {}+{} rope, v {}",
+                                     attention.num_heads,
+                                     m.q_lora_rank > 0 ? fmt::format("q_lora {}, ", m.q_lora_rank)
+                                                       : std::string(),
+                                     m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim,
+                                     m.v_head_dim);
+    if (attention.indexer) {
+      detail += fmt::format(", sparse indexer {}x{}", attention.indexer->num_heads,
+                            attention.indexer->head_dim);
+    }
+    return detail;
+  }
   std::string kind = "MHA";
   if (attention.num_kv_heads == 1 && attention.num_heads > 1) {
     kind = "MQA";
@@ -34,6 +51,30 @@ std::string attention_detail(const Attention& attention, PositionKind position) 
     detail += fmt::format(", relative bias {} buckets", attention.relative_attention_buckets);
   }
   if (attention.sliding_window > 0) detail += fmt::format(", window {}", attention.sliding_window);
+  if (attention.sinks) detail += ", sinks";
+  return detail;
+}
+
+std::string attention_op(const Attention& attention) {
+  switch (attention.kind) {
+    case AttentionKind::mla: return "Attention(MLA)";
+    case AttentionKind::linear: return "Linear";
+    case AttentionKind::none: return "NoOp";
+    case AttentionKind::standard: break;
+  }
+  return "Attention";
+}
+
+std::string moe_detail(const Moe& moe) {
+  std::string detail = fmt::format("{} experts, top-{}, expert {} -> {} -> {}", moe.num_experts,
+                                   moe.top_k, moe.expert.input_dim, moe.expert.intermediate,
+                                   moe.expert.input_dim);
+  if (moe.shared) {
+    detail += fmt::format(", {} shared ({} wide)", std::max<std::int64_t>(moe.num_shared_experts, 1),
+                          moe.shared->intermediate);
+  }
+  if (moe.router_correction_bias) detail += ", router correction bias";
+  if (moe.expert.up_bias) detail += ", biases";
   return detail;
 }
 
@@ -47,6 +88,8 @@ std::string mlp_detail(const Mlp& mlp) {
 }
 
 std::string mlp_op(const Mlp& mlp) {
+  if (mlp.kind == MlpKind::linear) return "Linear";
+  if (mlp.kind == MlpKind::none) return "NoOp";
   if (mlp.kind == MlpKind::plain) return "MLP";
   if (mlp.activation.rfind("gelu", 0) == 0) return "MLP(GeGLU)";
   return "MLP(SwiGLU)";
@@ -106,7 +149,7 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
       const Block& block = stack.blocks[i];
       const auto layer = static_cast<std::int64_t>(i);
       const std::string prefix = fmt::format("{}.layers.{}", stack.name, i);
-      const std::string component = stack.vision ? "vision" : "";
+      const std::string component = stack.vision ? "vision" : stack.mtp ? "mtp" : "";
       const std::int64_t width = block.attention.input_dim;
       const auto add_norm = [&](const Norm& norm) {
         nodes.push_back({fmt::format("{}.{}", prefix, norm.name), norm_op_name(norm.kind), "",
@@ -119,15 +162,25 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
         if (index < count) add_norm(block.norms[index]);
       };
       const auto add_attention = [&](const Attention& attention) {
-        nodes.push_back({fmt::format("{}.{}", prefix, attention.name), "Attention",
+        nodes.push_back({fmt::format("{}.{}", prefix, attention.name), attention_op(attention),
                          attention_detail(attention, model.position),
                          component.empty() ? "attention" : component, stack.name, layer,
                          shape(attention.output_dim), attention_params(attention)});
       };
       const auto add_mlp = [&] {
-        nodes.push_back({fmt::format("{}.mlp", prefix), mlp_op(block.mlp), mlp_detail(block.mlp),
-                         component.empty() ? "mlp" : component, stack.name, layer,
-                         shape(block.mlp.input_dim), mlp_params(block.mlp)});
+        if (block.mlp.kind != MlpKind::none || !block.moe) {
+          nodes.push_back({fmt::format("{}.mlp", prefix), mlp_op(block.mlp),
+                           block.mlp.kind == MlpKind::linear || block.mlp.kind == MlpKind::none
+                               ? std::string()
+                               : mlp_detail(block.mlp),
+                           component.empty() ? "mlp" : component, stack.name, layer,
+                           shape(block.mlp.input_dim), mlp_params(block.mlp)});
+        }
+        if (block.moe) {
+          nodes.push_back({fmt::format("{}.moe", prefix), "MoE", moe_detail(*block.moe),
+                           component.empty() ? "experts" : component, stack.name, layer,
+                           shape(block.moe->expert.input_dim), moe_params(*block.moe).total});
+        }
       };
       if (block.post_norm) {
         add_attention(block.attention);
@@ -158,7 +211,8 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
           stack.blocks.empty() ? model.hidden_size : stack.blocks.front().attention.input_dim;
       nodes.push_back({fmt::format("{}.{}", stack.name, stack.final_norm->name),
                        norm_op_name(stack.final_norm->kind), "",
-                       stack.vision ? "vision" : "norm", stack.name, -1, shape(width),
+                       stack.vision ? "vision" : stack.mtp ? "mtp" : "norm", stack.name, -1,
+                       shape(width),
                        norm_params(*stack.final_norm)});
     }
   }

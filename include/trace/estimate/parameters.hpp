@@ -16,17 +16,32 @@ std::int64_t norm_params(const Norm& norm);
 std::int64_t attention_params(const Attention& attention);
 /// gate/up/down (gated) or fc1/fc2 (plain) with biases.
 std::int64_t mlp_params(const Mlp& mlp);
+/// MLA projections (+ the sparse indexer), used by attention_params.
+std::int64_t mla_params(const Attention& attention);
+
+struct MoeParams {
+  std::int64_t routed_expert = 0;  ///< one routed expert
+  std::int64_t routed = 0;         ///< all routed experts
+  std::int64_t router = 0;         ///< router weight (+ bias, + correction bias)
+  std::int64_t shared = 0;         ///< shared experts (+ their gate)
+  std::int64_t total = 0;
+  std::int64_t active = 0;  ///< top_k routed + router + shared
+};
+MoeParams moe_params(const Moe& moe);
+
 /// Every parameter held by one layer.
 std::int64_t block_params(const Block& block);
+/// The parameters one token touches in this layer (top-k of the routed experts).
+std::int64_t block_active_params(const Block& block);
 
 struct ParameterCount {
   std::int64_t total = 0;
   std::int64_t active = 0;  ///< per token: equals total for dense models
   std::int64_t active_without_embedding = 0;  ///< active minus the input lookup tables
-  std::int64_t mtp = 0;                       ///< multi-token-prediction layers (none here)
+  std::int64_t mtp = 0;  ///< multi-token-prediction layers, inside total, never active
   std::int64_t vision = 0;                    ///< image encoder + projector, inside total
-  /// component -> count, in a fixed order: embedding, position_embedding, attention, mlp, norm,
-  /// head, vision, other. Sums to total.
+  /// component -> count, in a fixed order: embedding, position_embedding, attention, mlp,
+  /// experts, shared_experts, router, norm, head, vision, mtp, other. Sums to total.
   std::vector<std::pair<std::string, std::int64_t>> by_component;
 };
 

@@ -29,7 +29,34 @@ enum class PositionKind {
   none,
 };
 
+enum class AttentionKind {
+  standard,  ///< q/k/v/o projections (MHA, GQA, MQA)
+  mla,       ///< multi-head latent attention (DeepSeek-V2/V3): low-rank q and a shared kv latent
+  linear,    ///< replaced by one Linear(hidden, hidden) (DeciLM replace_with_linear)
+  none,      ///< no attention in this layer (DeciLM no_op)
+};
+
+/// MLA widths (DeepSeek-V2/V3 config keys of the same names).
+struct MlaShape {
+  std::int64_t q_lora_rank = 0;  ///< 0: queries come straight from q_proj
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+/// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2).
+struct SparseIndexer {
+  std::int64_t num_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t query_input_dim = 0;  ///< width of the query latent feeding wq_b
+};
+
 struct Attention {
+  AttentionKind kind = AttentionKind::standard;
+  MlaShape mla;                         ///< kind == mla
+  std::optional<SparseIndexer> indexer;
+  bool sinks = false;                   ///< one learned sink logit per head (gpt-oss)
   std::string name = "self_attn";
   std::int64_t input_dim = 0;     ///< width of the residual stream feeding the queries
   std::int64_t kv_input_dim = 0;  ///< width feeding keys and values (differs for cross attention)
@@ -51,8 +78,10 @@ struct Attention {
 };
 
 enum class MlpKind {
-  gated,  ///< act(gate(x)) * up(x) -> down: SwiGLU, GeGLU
-  plain,  ///< act(up(x)) -> down
+  gated,   ///< act(gate(x)) * up(x) -> down: SwiGLU, GeGLU
+  plain,   ///< act(up(x)) -> down
+  linear,  ///< one Linear(hidden, hidden) (DeciLM replace_with_linear)
+  none,    ///< no dense FFN in this layer (an MoE layer, or DeciLM no_op)
 };
 
 struct Mlp {
@@ -65,12 +94,26 @@ struct Mlp {
   bool fused_gate_up = false;
 };
 
+/// A mixture-of-experts FFN: a router picks top_k of num_experts routed experts per token;
+/// shared experts (if any) see every token.
+struct Moe {
+  std::int64_t num_experts = 0;
+  std::int64_t top_k = 0;
+  Mlp expert;                         ///< one routed expert
+  std::int64_t num_shared_experts = 0;
+  std::optional<Mlp> shared;          ///< all shared experts as one MLP of their summed width
+  bool shared_expert_gate = false;    ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1)
+  bool router_bias = false;           ///< gpt-oss: the router Linear has a bias
+  bool router_correction_bias = false;  ///< DeepSeek-V3 e_score_correction_bias (num_experts)
+};
+
 /// One layer as it really is.
 struct Block {
   std::vector<Norm> norms;  ///< every norm held by the layer, in checkpoint order
   Attention attention;
   std::optional<Attention> cross_attention;
-  Mlp mlp;
+  Mlp mlp;                ///< the dense FFN (kind none in a pure MoE layer)
+  std::optional<Moe> moe; ///< the MoE FFN, when this layer has one
   bool parallel_residual = false;  ///< attention and MLP read the same input (GPT-J, NeoX, Falcon)
   /// Where `norms` sit. Pre-norm (default): 1 norm = before both (parallel blocks); 2 = before
   /// attention, before MLP; 3 = before self-attention, cross-attention, MLP; 4 = before and after
@@ -86,6 +129,7 @@ struct Stack {
   std::optional<Norm> final_norm;
   bool causal = true;
   bool vision = false;  ///< an image encoder: no KV cache, not on the text path
+  bool mtp = false;     ///< multi-token-prediction layers: stored, never active, not served
 };
 
 /// A learnable tensor outside the layer stacks that does not fit the shapes above

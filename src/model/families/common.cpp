@@ -117,8 +117,9 @@ std::int64_t rotary_dims(const ConfigReader& config, std::int64_t head_dim) {
   return head_dim;
 }
 
-StoredExtra rotary_inv_freq_extra(std::int64_t layers, std::int64_t rotary_dim) {
-  return StoredExtra{"model.layers.*.self_attn.rotary_emb.inv_freq", layers, rotary_dim / 2, "F32",
+StoredExtra rotary_inv_freq_extra(std::int64_t layers, std::int64_t rotary_dim,
+                                  std::string name) {
+  return StoredExtra{std::move(name), layers, rotary_dim / 2, "F32",
                      false,
                      "RoPE frequency buffers; stored only by checkpoints saved with transformers "
                      "< 4.31 (e.g. Llama-2), never parameters"};

@@ -1,8 +1,9 @@
 // Falcon: fused query_key_value, GELU MLP, parallel attention by default.
-//  - new_decoder_architecture (Falcon-40B/180B): grouped kv heads (num_kv_heads), and two
-//    LayerNorms (ln_attn, ln_mlp) unless num_ln_in_parallel_attn == 1;
-//  - otherwise (Falcon-7B): multi_query shares one kv head, one input_layernorm, plus
-//    post_attention_layernorm when parallel_attn is false.
+//  - new_decoder_architecture (Falcon-40B/180B): grouped kv heads (num_kv_heads);
+//  - otherwise (Falcon-7B): multi_query shares one kv head.
+// Norms (FalconDecoderLayer): parallel_attn false -> input_layernorm + post_attention_layernorm;
+// parallel with num_ln_in_parallel_attn == 2 (the new architecture's default) -> ln_attn + ln_mlp;
+// else one input_layernorm.
 // Every Linear's bias follows `bias`; LayerNorms always have one. RoPE unless `alibi`.
 // Tensor list: transformers models/falcon/modeling_falcon.py.
 #include "family.hpp"
@@ -32,8 +33,9 @@ ModelDescription build_falcon(const ConfigReader& config) {
                                   : "Falcon (multi-query, parallel attention, GELU MLP)";
   const bool bias = config.bool_or("bias", false);
   const bool parallel = config.bool_or("parallel_attn", true);
-  const std::int64_t norms_in_parallel = config.int_or({"num_ln_in_parallel_attn"}, 2, 1, 2);
-
+  // FalconDecoderLayer: num_ln_in_parallel_attn defaults to 2 for the new architecture.
+  const std::int64_t norms_in_parallel =
+      config.int_or({"num_ln_in_parallel_attn"}, new_architecture ? 2 : 1, 1, 2);
   Stack stack;
   stack.name = "decoder";
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -44,15 +46,15 @@ ModelDescription build_falcon(const ConfigReader& config) {
     block.attention.rotary_dim = alibi ? 0 : shape.head_dim;
     block.mlp = Mlp{MlpKind::plain, config.optional_string("activation").value_or("gelu"), hidden,
                     ffn, bias, bias, false};
-    if (new_architecture && norms_in_parallel == 2) {
+    if (!parallel) {
+      block.norms = {layer_norm("input_layernorm", hidden),
+                     layer_norm("post_attention_layernorm", hidden)};
+    } else if (norms_in_parallel == 2) {
       block.norms = {layer_norm("ln_attn", hidden), layer_norm("ln_mlp", hidden)};
     } else {
       block.norms = {layer_norm("input_layernorm", hidden)};
-      if (!new_architecture && !parallel) {
-        block.norms.push_back(layer_norm("post_attention_layernorm", hidden));
-      }
     }
-    block.parallel_residual = new_architecture || parallel;
+    block.parallel_residual = parallel;
     stack.blocks.push_back(std::move(block));
   }
   stack.final_norm = layer_norm("ln_f", hidden);

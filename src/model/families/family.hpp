@@ -35,6 +35,12 @@ ModelDescription build_bloom(const ConfigReader& config);
 ModelDescription build_opt(const ConfigReader& config);
 ModelDescription build_bert(const ConfigReader& config);
 ModelDescription build_t5(const ConfigReader& config);
+ModelDescription build_mixtral(const ConfigReader& config);
+ModelDescription build_qwen2_moe(const ConfigReader& config);
+ModelDescription build_qwen3_moe(const ConfigReader& config);
+ModelDescription build_deepseek(const ConfigReader& config);
+ModelDescription build_gpt_oss(const ConfigReader& config);
+ModelDescription build_minimax_m2(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -69,7 +75,19 @@ std::vector<std::int64_t> resolve_windows(const ConfigReader& config, std::int64
 std::int64_t rotary_dims(const ConfigReader& config, std::int64_t head_dim);
 
 /// Rotary inv_freq buffers that checkpoints saved by transformers < 4.31 hold (Llama-2 does).
-StoredExtra rotary_inv_freq_extra(std::int64_t layers, std::int64_t rotary_dim);
+StoredExtra rotary_inv_freq_extra(
+    std::int64_t layers, std::int64_t rotary_dim,
+    std::string name = "model.layers.*.self_attn.rotary_emb.inv_freq");
+
+/// A routed-expert FFN: `num_experts` gated experts of width `expert_width`, top_k per token,
+/// read from the given keys and checked (1 <= top_k <= num_experts).
+Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
+                   std::initializer_list<std::string_view> experts_keys,
+                   std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width);
+
+/// Layer indices listed under `key` (e.g. Qwen-MoE's mlp_only_layers), each checked < layers.
+std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,
+                                          std::int64_t layers);
 
 /// Common top-level fields every decoder-only family sets.
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,

@@ -3,6 +3,8 @@
 // GPT-J: one LayerNorm feeding attention and MLP in parallel, unbiased q/k/v/out, biased MLP,
 // an untied lm_head with a bias.
 // Tensor lists: transformers models/gpt_neox/modeling_gpt_neox.py, models/gptj/modeling_gptj.py.
+#include <algorithm>
+
 #include "family.hpp"
 
 namespace trace::family {
@@ -38,7 +40,14 @@ ModelDescription build_gpt_neox(const ConfigReader& config) {
   }
   stack.final_norm = layer_norm("final_layer_norm", hidden);
   model.stacks.push_back(std::move(stack));
-  model.stored_extras.push_back(rotary_inv_freq_extra(layers, rotary));
+  model.stored_extras.push_back(
+      rotary_inv_freq_extra(layers, rotary, "gpt_neox.layers.*.attention.rotary_emb.inv_freq"));
+  const std::int64_t positions = std::max<std::int64_t>(model.max_position_embeddings, 1);
+  model.stored_extras.push_back(StoredExtra{
+      "gpt_neox.layers.*.attention.bias", layers,
+      checked_mul(positions, positions, "the mask size"), "BOOL", false,
+      "causal-mask buffers (1 x 1 x max_positions^2) in checkpoints saved by older transformers "
+      "(Pythia); not parameters"});
   return model;
 }
 
@@ -73,6 +82,12 @@ ModelDescription build_gptj(const ConfigReader& config) {
   }
   stack.final_norm = layer_norm("ln_f", hidden);
   model.stacks.push_back(std::move(stack));
+  const std::int64_t positions = std::max<std::int64_t>(model.max_position_embeddings, 1);
+  model.stored_extras.push_back(StoredExtra{
+      "transformer.h.*.attn.bias", layers, checked_mul(positions, positions, "the mask size"),
+      "BOOL", false,
+      "causal-mask buffers in the original GPT-J .bin checkpoint (with a masked_bias scalar); "
+      "not parameters"});
   return model;
 }
 

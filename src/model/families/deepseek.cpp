@@ -1,0 +1,134 @@
+// DeepSeek-V2/V3 lineage: multi-head latent attention (MLA), the first first_k_dense_replace
+// layers dense (intermediate_size), the rest MoE every moe_layer_freq layers with n_routed_experts
+// of moe_intermediate_size (top num_experts_per_tok) and n_shared_experts fused into one MLP of
+// n_shared x moe_intermediate_size; V3's noaux_tc routing stores e_score_correction_bias.
+// num_nextn_predict_layers MTP layers are stored after the main stack: each a full decoder layer
+// plus enorm, hnorm, eh_proj (2h -> h), shared_head.norm, and its own copies of the embedding and
+// head. deepseek_v32 adds the DSA lightning indexer to every layer's attention.
+// model_types: deepseek_v2, deepseek_v3, kimi_k2 (the V3 layout), deepseek_v32.
+// Tensor lists: deepseek-ai's modeling_deepseek.py (DeepseekV3Attention, DeepseekV3MoE,
+// MoEGate) and transformers models/deepseek_v3/modeling_deepseek_v3.py.
+#include <fmt/format.h>
+
+#include "family.hpp"
+
+namespace trace::family {
+
+namespace {
+
+Block deepseek_block(const ConfigReader& config, std::int64_t hidden, std::int64_t heads,
+                     const MlaShape& mla, const std::optional<SparseIndexer>& indexer,
+                     bool is_moe, const Moe& moe, std::int64_t dense_width) {
+  Block block;
+  Attention& attention = block.attention;
+  attention.kind = AttentionKind::mla;
+  attention.mla = mla;
+  attention.indexer = indexer;
+  attention.input_dim = hidden;
+  attention.kv_input_dim = hidden;
+  attention.output_dim = hidden;
+  attention.num_heads = heads;
+  attention.num_kv_heads = heads;
+  attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+  attention.rotary_dim = mla.qk_rope_head_dim;
+  const bool bias = config.bool_or("attention_bias", false);
+  attention.q_bias = attention.k_bias = attention.o_bias = bias;
+  if (is_moe) {
+    block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
+    block.moe = moe;
+  } else {
+    block.mlp = Mlp{MlpKind::gated, moe.expert.activation, hidden, dense_width, false, false, false};
+  }
+  block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+  return block;
+}
+
+}  // namespace
+
+ModelDescription build_deepseek(const ConfigReader& config) {
+  ModelDescription model;
+  const std::string& type = config.model_type();
+  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
+  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
+  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const std::int64_t heads = config.require_int({"num_attention_heads"}, 1, k_max_heads);
+  const std::int64_t dense_width = config.require_int({"intermediate_size"}, 1, k_max_width);
+  MlaShape mla;
+  mla.q_lora_rank = config.int_or({"q_lora_rank"}, 0, 0, k_max_width);
+  mla.kv_lora_rank = config.require_int({"kv_lora_rank"}, 1, k_max_width);
+  mla.qk_nope_head_dim = config.require_int({"qk_nope_head_dim"}, 0, k_max_width);
+  mla.qk_rope_head_dim = config.require_int({"qk_rope_head_dim"}, 0, k_max_width);
+  mla.v_head_dim = config.require_int({"v_head_dim"}, 1, k_max_width);
+  std::optional<SparseIndexer> indexer;
+  if (type == "deepseek_v32") {
+    if (mla.q_lora_rank == 0) config.fail("q_lora_rank", "must be set: the indexer reads the query latent");
+    indexer = SparseIndexer{config.require_int({"index_n_heads"}, 1, k_max_heads),
+                            config.require_int({"index_head_dim"}, 1, k_max_width),
+                            mla.q_lora_rank};
+  }
+  fill_decoder_basics(model, config, vocab, hidden, false);
+  model.family = type == "deepseek_v2"
+                     ? "DeepSeek-V2 (MLA, fine-grained MoE with shared experts)"
+                     : type == "deepseek_v32"
+                           ? "DeepSeek-V3.2 (MLA + sparse-attention indexer, MoE, MTP)"
+                           : "DeepSeek-V3 layout (MLA, MoE with shared experts, MTP)";
+  model.position = PositionKind::rope;
+
+  // Routed experts: absent (null) n_routed_experts makes every layer dense.
+  const bool has_experts = config.has("n_routed_experts");
+  Moe moe;
+  if (has_experts) {
+    moe = routed_experts(config, hidden, {"n_routed_experts"}, {"num_experts_per_tok"},
+                         config.require_int({"moe_intermediate_size"}, 1, k_max_width));
+    moe.num_shared_experts = config.int_or({"n_shared_experts"}, 0, 0, 1 << 16);
+    if (moe.num_shared_experts > 0) {
+      moe.shared = Mlp{MlpKind::gated, moe.expert.activation, hidden,
+                       checked_mul(moe.num_shared_experts, moe.expert.intermediate), false, false,
+                       false};
+    }
+    moe.router_correction_bias =
+        config.optional_string("topk_method").value_or("") == "noaux_tc";
+  }
+  const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 0, 0, k_max_layers);
+  const std::int64_t frequency = config.int_or({"moe_layer_freq"}, 1, 1, k_max_layers);
+  const auto is_moe_layer = [&](std::int64_t index) {
+    return has_experts && index >= first_dense && index % frequency == 0;
+  };
+
+  Stack stack;
+  stack.name = "decoder";
+  for (std::int64_t i = 0; i < layers; ++i) {
+    stack.blocks.push_back(
+        deepseek_block(config, hidden, heads, mla, indexer, is_moe_layer(i), moe, dense_width));
+  }
+  stack.final_norm = rms_norm("norm", hidden);
+  model.stacks.push_back(std::move(stack));
+
+  const std::int64_t mtp_layers = config.int_or({"num_nextn_predict_layers"}, 0, 0, 64);
+  if (mtp_layers > 0) {
+    Stack mtp;
+    mtp.name = "mtp";
+    mtp.mtp = true;
+    for (std::int64_t i = 0; i < mtp_layers; ++i) {
+      mtp.blocks.push_back(deepseek_block(config, hidden, heads, mla, indexer,
+                                          is_moe_layer(layers + i), moe, dense_width));
+      const std::int64_t embedding = checked_mul(vocab, hidden);
+      const std::string prefix = fmt::format("model.layers.{}", layers + i);
+      model.extra_parameters.push_back({prefix + ".enorm", "mtp", "RMSNorm", hidden});
+      model.extra_parameters.push_back({prefix + ".hnorm", "mtp", "RMSNorm", hidden});
+      model.extra_parameters.push_back(
+          {prefix + ".eh_proj", "mtp", "Linear", checked_mul(2 * hidden, hidden)});
+      model.extra_parameters.push_back({prefix + ".shared_head.norm", "mtp", "RMSNorm", hidden});
+      model.extra_parameters.push_back({prefix + ".shared_head.head", "mtp", "Linear", embedding});
+      model.extra_parameters.push_back({prefix + ".embed_tokens", "mtp", "Embedding", embedding});
+    }
+    model.stacks.push_back(std::move(mtp));
+    model.notes.push_back(fmt::format(
+        "{} multi-token-prediction layer(s) stored with their own embedding and head copies: in "
+        "parameters.total and parameters.mtp, not in active",
+        mtp_layers));
+  }
+  return model;
+}
+
+}  // namespace trace::family
