@@ -284,7 +284,8 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   ModeMemory& serve = estimate.serve;
   serve.mode = "serve";
   serve.batch = a.concurrency;
-  serve.breakdown.weights = bytes_for(total, a.serve_weight_dtype);
+  serve.breakdown.weights =
+      a.serve_weight_bytes >= 0 ? a.serve_weight_bytes : bytes_for(total, a.serve_weight_dtype);
   serve.breakdown.overhead = a.cuda_context_bytes;
   serve.per_sequence_bytes = kv_cache_bytes(model, a.context, a.kv_dtype);
   estimate.kv_cache_bytes_per_token = a.context > 0 ? kv_cache_bytes(model, 1, a.kv_dtype) : 0;
@@ -292,8 +293,12 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.shardable_bytes = serve.breakdown.weights;
   serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
   serve.formula = fmt::format(
-      "params x {} ({}) + KV cache ({} per sequence at {} tokens, {}) x concurrency + CUDA context",
-      static_cast<double>(dtype_info(a.serve_weight_dtype).bits) / 8.0, dtype_info(a.serve_weight_dtype).name,
+      "{} + KV cache ({} per sequence at {} tokens, {}) x concurrency + CUDA context",
+      a.serve_weight_bytes >= 0
+          ? std::string("the checkpoint's stored bytes")
+          : fmt::format("params x {} ({})",
+                        static_cast<double>(dtype_info(a.serve_weight_dtype).bits) / 8.0,
+                        dtype_info(a.serve_weight_dtype).name),
       serve.per_sequence_bytes, a.context, dtype_info(a.kv_dtype).name);
   return estimate;
 }

@@ -188,9 +188,10 @@ ParameterCount count_parameters(const ModelDescription& model) {
     if (std::string_view(k_components[i]) == "mtp") count.mtp = tally.counts[i];
   }
   // Active per token: every parameter a text token touches. MTP layers only serve training and
-  // speculative decoding; unselected routed experts sit idle.
-  count.active = count.total - count.mtp - inactive_experts;
+  // speculative decoding; unselected routed experts sit idle; a vision tower runs per image, not
+  // per token (Meta's "17B active" for Llama-4-Scout is the text path).
   count.vision = vision;
+  count.active = count.total - count.mtp - inactive_experts - vision;
   // Vendors that publish "without embeddings" leave out the input lookup tables but keep the
   // output head; with tied embeddings the matrix is the head, so it stays.
   const std::int64_t lookup = (model.tie_word_embeddings && model.has_lm_head ? 0 : token_embedding) +

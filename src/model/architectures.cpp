@@ -6,6 +6,7 @@
 
 #include "config_reader.hpp"
 #include "families/family.hpp"
+#include "quantization.hpp"
 #include "trace/error.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -53,6 +54,14 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"deepseek_v32", "DeepSeek-V3.2 (MLA + sparse indexer)"}, family::build_deepseek},
     {{"gpt_oss", "gpt-oss"}, family::build_gpt_oss},
     {{"minimax_m2", "MiniMax-M2"}, family::build_minimax_m2},
+    {{"llama4", "Llama 4 Scout, Maverick (text + vision)"}, family::build_llama4},
+    {{"llama4_text", "Llama 4 (text only)"}, family::build_llama4_text},
+    {{"nemotron-nas", "Llama-Nemotron Super/Ultra/Nano, Nemotron-51B (block_configs)"},
+     family::build_decilm},
+    {{"deci", "DeciLM"}, family::build_decilm},
+    {{"olmoe", "OLMoE"}, family::build_olmoe},
+    {{"glm4_moe", "GLM-4.5, GLM-4.5-Air, GLM-4.6"}, family::build_glm4_moe},
+    {{"glm_moe_dsa", "GLM-5 (MLA + DSA indexer)"}, family::build_deepseek},
 };
 
 std::string supported_list() {
@@ -82,10 +91,12 @@ ModelDescription parse_model_config(std::string_view json_text) {
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
-    // nlohmann's message carries the byte offset; keep that part only.
+  } catch (const nlohmann::json::exception& error) {
+    // parse_error, and out_of_range 406 for a number beyond double range such as 1e400.
+    // nlohmann's message starts with "[json.exception.<kind>.<id>] "; keep what follows.
     const std::string what = error.what();
-    const std::size_t detail = what.find("parse error");
+    const std::size_t bracket = what.find("] ");
+    const std::size_t detail = bracket == std::string::npos ? bracket : bracket + 2;
     throw ConfigError(fmt::format("config.json is not valid JSON: {}",
                                   detail == std::string::npos ? what : what.substr(detail)));
   }
@@ -103,8 +114,10 @@ ModelDescription parse_model_config(std::string_view json_text) {
   const std::string model_type = type_it->get<std::string>();
   for (const ArchitectureRow& row : k_architectures) {
     if (row.info.model_type != model_type) continue;
-    ModelDescription model = row.build(ConfigReader(config, "", model_type));
+    const ConfigReader reader(config, "", model_type);
+    ModelDescription model = row.build(reader);
     model.model_type = model_type;
+    model.quantization = parse_quantization(reader);
     return model;
   }
   throw ConfigError(fmt::format(

@@ -9,6 +9,7 @@ namespace trace {
 namespace {
 
 std::string attention_detail(const Attention& attention, PositionKind position) {
+  if (attention.kind == AttentionKind::none) return "no attention in this layer";
   if (attention.kind == AttentionKind::linear) {
     return fmt::format("{} -> {}, replaces attention", attention.input_dim, attention.output_dim);
   }
@@ -182,7 +183,12 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
                            shape(block.moe->expert.input_dim), moe_params(*block.moe).total});
         }
       };
-      if (block.post_norm) {
+      if (block.attention.kind == AttentionKind::none) {
+        // DeciLM no_op attention: its only norm sits before the MLP.
+        add_attention(block.attention);
+        for (std::size_t n = 0; n < count; ++n) norm_at(n);
+        add_mlp();
+      } else if (block.post_norm) {
         add_attention(block.attention);
         norm_at(0);
         add_mlp();

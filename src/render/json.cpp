@@ -111,14 +111,25 @@ std::string render_json(const Report& report) {
                       {"certain", extra.certain},
                       {"note", extra.note}});
   }
+  const StorageEstimate& storage = report.storage;
+  Json by_dtype = Json::object();
+  for (const auto& [dtype, bytes] : storage.by_dtype) by_dtype[dtype] = bytes;
   out["checkpoint"] = {{"extra_tensors", extras}};
+  out["storage"] = {{"format", storage.format},
+                    {"stored_elements", storage.stored_elements},
+                    {"bytes", storage.bytes},
+                    {"quantized_values", storage.quantized_values},
+                    {"scale_elements", storage.scale_elements},
+                    {"by_dtype", by_dtype}};
   const MemoryAssumptions& a = report.assumptions;
   out["workload"] = {{"seq_len", a.seq_len},
                      {"batch", a.batch},
                      {"context", a.context},
                      {"concurrency", a.concurrency},
                      {"lora_rank", a.lora_rank},
-                     {"serve_dtype", dtype_info(a.serve_weight_dtype).name},
+                     {"serve_dtype", a.serve_weight_bytes >= 0
+                                         ? "checkpoint (" + storage.format + ")"
+                                         : std::string(dtype_info(a.serve_weight_dtype).name)},
                      {"kv_dtype", dtype_info(a.kv_dtype).name},
                      {"headroom_fraction", a.headroom_fraction},
                      {"cuda_context_bytes", a.cuda_context_bytes}};

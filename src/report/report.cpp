@@ -21,8 +21,15 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   report.source = request.source;
   report.model = parse_model_config(config_text);
   report.parameters = count_parameters(report.model);
+  report.storage = estimate_storage(report.model, report.parameters);
   report.assumptions = requested;
-  if (request.serve_dtype_from_config) {
+  if (request.serve_dtype_from_config && report.model.quantization) {
+    // A quantized checkpoint is served in its own format unless --dtype says otherwise.
+    report.assumptions.serve_weight_bytes = report.storage.bytes;
+    report.notes.push_back(fmt::format(
+        "serving weights taken at the checkpoint's stored size ({} format); set --dtype to change",
+        report.storage.format));
+  } else if (request.serve_dtype_from_config) {
     report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
     if (report.model.torch_dtype == "float32" || report.model.torch_dtype.empty()) {
       report.notes.push_back(fmt::format(

@@ -33,6 +33,9 @@ struct MemoryAssumptions {
   std::int64_t adapter_bytes_per_param = 16;  ///< fp32 weight 4 + gradient 4 + AdamW moments 8
   // Serving.
   Dtype serve_weight_dtype = Dtype::bf16;
+  /// When >= 0, the serving weights take exactly this many bytes (the checkpoint's own quantized
+  /// format) instead of params x serve_weight_dtype.
+  std::int64_t serve_weight_bytes = -1;
   Dtype kv_dtype = Dtype::bf16;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces

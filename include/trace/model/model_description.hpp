@@ -152,6 +152,28 @@ struct StoredExtra {
   std::string note;
 };
 
+/// How the checkpoint stores its weights, from config.json's quantization_config.
+enum class QuantFormat {
+  fp8_block,   ///< FP8 E4M3 weights + F32 scale_inv per block (DeepSeek, Qwen3-FP8, MiniMax)
+  fp8_tensor,  ///< FP8 E4M3 weights + one F32 scale per matrix
+  mxfp4,       ///< MoE experts as U8 blocks (2 values per byte) + U8 scale per 32 (gpt-oss)
+  gptq,        ///< int4/int8 packed in I32 (qweight), I32 qzeros, F16 scales per group, g_idx
+  awq,         ///< int4 packed in I32 along the output, I32 qzeros, F16 scales per group
+  bnb_4bit,    ///< bitsandbytes nf4/fp4: U8 (2 values per byte) + absmax per 64 values
+  bnb_8bit,    ///< bitsandbytes LLM.int8: I8 + F32 SCB per output row
+};
+
+struct Quantization {
+  QuantFormat format = QuantFormat::fp8_block;
+  std::string method;               ///< quant_method as written
+  std::int64_t block_rows = 128;    ///< fp8_block: weight_block_size[0] (output dim)
+  std::int64_t block_cols = 128;    ///< fp8_block: weight_block_size[1] (input dim)
+  std::int64_t bits = 4;            ///< gptq / awq
+  std::int64_t group_size = 128;    ///< gptq / awq; -1 = one group per column
+  bool double_quant = false;        ///< bnb_4bit: bnb_4bit_use_double_quant
+  bool attention_quantized = true;  ///< false when modules_to_not_convert names self_attn
+};
+
 struct ModelDescription {
   std::string model_type;    ///< as config.json says (for wrappers, the outer type)
   std::string family;        ///< human name, e.g. "Llama (decoder-only, RoPE, RMSNorm, SwiGLU)"
@@ -172,6 +194,7 @@ struct ModelDescription {
   std::vector<StoredExtra> stored_extras;
   std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
+  std::optional<Quantization> quantization;  ///< absent: every tensor at torch_dtype
   std::vector<std::string> notes;            ///< facts the parser inferred, shown in the report
 };
 

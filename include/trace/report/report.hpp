@@ -9,6 +9,7 @@
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/layer_graph.hpp"
 #include "trace/model/model_description.hpp"
@@ -29,6 +30,7 @@ struct Report {
   std::string source;
   ModelDescription model;
   ParameterCount parameters;
+  StorageEstimate storage;  ///< what the checkpoint's files hold
   LayerGraph graph;
   MemoryAssumptions assumptions;
   MemoryEstimate memory;

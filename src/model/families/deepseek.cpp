@@ -5,7 +5,10 @@
 // num_nextn_predict_layers MTP layers are stored after the main stack: each a full decoder layer
 // plus enorm, hnorm, eh_proj (2h -> h), shared_head.norm, and its own copies of the embedding and
 // head. deepseek_v32 adds the DSA lightning indexer to every layer's attention.
-// model_types: deepseek_v2, deepseek_v3, kimi_k2 (the V3 layout), deepseek_v32.
+// model_types: deepseek_v2, deepseek_v3, kimi_k2 (the V3 layout), deepseek_v32, and glm_moe_dsa
+// (GLM-5: the same MLA + indexer; indexer_types marks "shared" layers that reuse another layer's
+// top-k and hold no indexer; mlp_layer_types marks dense/sparse layers; its MTP layer has no
+// embedding or head copies).
 // Tensor lists: deepseek-ai's modeling_deepseek.py (DeepseekV3Attention, DeepseekV3MoE,
 // MoEGate) and transformers models/deepseek_v3/modeling_deepseek_v3.py.
 #include <fmt/format.h>
@@ -60,7 +63,8 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   mla.qk_rope_head_dim = config.require_int({"qk_rope_head_dim"}, 0, k_max_width);
   mla.v_head_dim = config.require_int({"v_head_dim"}, 1, k_max_width);
   std::optional<SparseIndexer> indexer;
-  if (type == "deepseek_v32") {
+  const bool glm = type == "glm_moe_dsa";
+  if (type == "deepseek_v32" || glm) {
     if (mla.q_lora_rank == 0) config.fail("q_lora_rank", "must be set: the indexer reads the query latent");
     indexer = SparseIndexer{config.require_int({"index_n_heads"}, 1, k_max_heads),
                             config.require_int({"index_head_dim"}, 1, k_max_width),
@@ -69,9 +73,10 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = type == "deepseek_v2"
                      ? "DeepSeek-V2 (MLA, fine-grained MoE with shared experts)"
-                     : type == "deepseek_v32"
-                           ? "DeepSeek-V3.2 (MLA + sparse-attention indexer, MoE, MTP)"
-                           : "DeepSeek-V3 layout (MLA, MoE with shared experts, MTP)";
+                 : type == "deepseek_v32"
+                     ? "DeepSeek-V3.2 (MLA + sparse-attention indexer, MoE, MTP)"
+                 : glm ? "GLM-5 (MLA + DSA indexer with shared layers, MoE, MTP)"
+                       : "DeepSeek-V3 layout (MLA, MoE with shared experts, MTP)";
   model.position = PositionKind::rope;
 
   // Routed experts: absent (null) n_routed_experts makes every layer dense.
@@ -91,15 +96,35 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   }
   const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 0, 0, k_max_layers);
   const std::int64_t frequency = config.int_or({"moe_layer_freq"}, 1, 1, k_max_layers);
+  const std::vector<std::string> mlp_types = read_string_list(config, "mlp_layer_types", layers,
+                                                              {"dense", "sparse"});
   const auto is_moe_layer = [&](std::int64_t index) {
-    return has_experts && index >= first_dense && index % frequency == 0;
+    if (!has_experts) return false;
+    if (!mlp_types.empty() && index < layers) {
+      return mlp_types[static_cast<std::size_t>(index)] == "sparse";
+    }
+    return index >= first_dense && index % frequency == 0;
+  };
+  const std::vector<std::string> indexer_types =
+      glm ? read_string_list(config, "indexer_types", layers, {"full", "shared"})
+          : std::vector<std::string>{};
+  if (glm && indexer_types.empty() && config.int_or({"index_topk_freq"}, 1, 1, k_max_layers) != 1) {
+    config.fail("indexer_types", "is missing while index_topk_freq != 1; trace cannot tell which "
+                                 "layers hold an indexer");
+  }
+  const auto layer_indexer = [&](std::int64_t index) {
+    if (!indexer_types.empty() && index < layers &&
+        indexer_types[static_cast<std::size_t>(index)] == "shared") {
+      return std::optional<SparseIndexer>{};
+    }
+    return indexer;
   };
 
   Stack stack;
   stack.name = "decoder";
   for (std::int64_t i = 0; i < layers; ++i) {
-    stack.blocks.push_back(
-        deepseek_block(config, hidden, heads, mla, indexer, is_moe_layer(i), moe, dense_width));
+    stack.blocks.push_back(deepseek_block(config, hidden, heads, mla, layer_indexer(i),
+                                          is_moe_layer(i), moe, dense_width));
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
@@ -112,21 +137,13 @@ ModelDescription build_deepseek(const ConfigReader& config) {
     for (std::int64_t i = 0; i < mtp_layers; ++i) {
       mtp.blocks.push_back(deepseek_block(config, hidden, heads, mla, indexer,
                                           is_moe_layer(layers + i), moe, dense_width));
-      const std::int64_t embedding = checked_mul(vocab, hidden);
-      const std::string prefix = fmt::format("model.layers.{}", layers + i);
-      model.extra_parameters.push_back({prefix + ".enorm", "mtp", "RMSNorm", hidden});
-      model.extra_parameters.push_back({prefix + ".hnorm", "mtp", "RMSNorm", hidden});
-      model.extra_parameters.push_back(
-          {prefix + ".eh_proj", "mtp", "Linear", checked_mul(2 * hidden, hidden)});
-      model.extra_parameters.push_back({prefix + ".shared_head.norm", "mtp", "RMSNorm", hidden});
-      model.extra_parameters.push_back({prefix + ".shared_head.head", "mtp", "Linear", embedding});
-      model.extra_parameters.push_back({prefix + ".embed_tokens", "mtp", "Embedding", embedding});
+      add_mtp_extras(model, layers + i, vocab, hidden, !glm);
     }
     model.stacks.push_back(std::move(mtp));
     model.notes.push_back(fmt::format(
-        "{} multi-token-prediction layer(s) stored with their own embedding and head copies: in "
-        "parameters.total and parameters.mtp, not in active",
-        mtp_layers));
+        "{} multi-token-prediction layer(s) stored{}: in parameters.total and parameters.mtp, not "
+        "in active",
+        mtp_layers, glm ? "" : " with their own embedding and head copies"));
   }
   return model;
 }

@@ -41,6 +41,11 @@ ModelDescription build_qwen3_moe(const ConfigReader& config);
 ModelDescription build_deepseek(const ConfigReader& config);
 ModelDescription build_gpt_oss(const ConfigReader& config);
 ModelDescription build_minimax_m2(const ConfigReader& config);
+ModelDescription build_llama4(const ConfigReader& config);
+ModelDescription build_llama4_text(const ConfigReader& config);
+ModelDescription build_decilm(const ConfigReader& config);
+ModelDescription build_olmoe(const ConfigReader& config);
+ModelDescription build_glm4_moe(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -88,6 +93,17 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
 /// Layer indices listed under `key` (e.g. Qwen-MoE's mlp_only_layers), each checked < layers.
 std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,
                                           std::int64_t layers);
+
+/// Per-layer strings under `key` (e.g. mlp_layer_types), each one of `allowed`; empty when the
+/// key is absent. Throws when the length differs from `layers`.
+std::vector<std::string> read_string_list(const ConfigReader& config, std::string_view key,
+                                          std::int64_t layers,
+                                          std::initializer_list<std::string_view> allowed);
+
+/// The tensors an MTP layer adds around its decoder block (DeepSeek-V3 / GLM layout): enorm,
+/// hnorm, eh_proj (2h -> h), shared_head.norm, and optionally its own embedding and head copies.
+void add_mtp_extras(ModelDescription& model, std::int64_t layer, std::int64_t vocab,
+                    std::int64_t hidden, bool embedding_and_head_copies);
 
 /// Common top-level fields every decoder-only family sets.
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,

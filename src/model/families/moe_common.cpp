@@ -38,4 +38,44 @@ std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::strin
   return list;
 }
 
+std::vector<std::string> read_string_list(const ConfigReader& config, std::string_view key,
+                                         std::int64_t layers,
+                                         std::initializer_list<std::string_view> allowed) {
+  std::vector<std::string> list;
+  if (!config.has(key)) return list;
+  const nlohmann::json& value = config.json().at(key);
+  if (!value.is_array() || static_cast<std::int64_t>(value.size()) != layers) {
+    config.fail(key, fmt::format("must list {} entries (one per layer)", layers));
+  }
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string entry = value[i].is_string() ? value[i].get<std::string>() : value[i].dump();
+    bool known = false;
+    for (const std::string_view option : allowed) known = known || option == entry;
+    if (!known) {
+      std::string options;
+      for (const std::string_view option : allowed) {
+        options += (options.empty() ? "\"" : ", \"") + std::string(option) + "\"";
+      }
+      config.fail(key, fmt::format("entry {} is {}; expected one of {}", i, value[i].dump(), options));
+    }
+    list.push_back(entry);
+  }
+  return list;
+}
+
+void add_mtp_extras(ModelDescription& model, std::int64_t layer, std::int64_t vocab,
+                    std::int64_t hidden, bool embedding_and_head_copies) {
+  const std::string prefix = fmt::format("model.layers.{}", layer);
+  model.extra_parameters.push_back({prefix + ".enorm", "mtp", "RMSNorm", hidden});
+  model.extra_parameters.push_back({prefix + ".hnorm", "mtp", "RMSNorm", hidden});
+  model.extra_parameters.push_back(
+      {prefix + ".eh_proj", "mtp", "Linear", checked_mul(2 * hidden, hidden)});
+  model.extra_parameters.push_back({prefix + ".shared_head.norm", "mtp", "RMSNorm", hidden});
+  if (embedding_and_head_copies) {
+    const std::int64_t embedding = checked_mul(vocab, hidden);
+    model.extra_parameters.push_back({prefix + ".shared_head.head", "mtp", "Linear", embedding});
+    model.extra_parameters.push_back({prefix + ".embed_tokens", "mtp", "Embedding", embedding});
+  }
+}
+
 }  // namespace trace::family

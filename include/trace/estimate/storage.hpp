@@ -1,0 +1,29 @@
+#pragma once
+/// What the checkpoint's files hold: stored elements and bytes by dtype, for plain and quantized
+/// checkpoints (FP8 block/tensor scales, MXFP4, GPTQ, AWQ, bitsandbytes). Formulas:
+/// docs/parameters.md, "Storage".
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_description.hpp"
+
+namespace trace {
+
+struct StorageEstimate {
+  std::string format;  ///< "bf16", "fp8_block", "mxfp4", "gptq", ...
+  std::int64_t stored_elements = 0;  ///< elements in the safetensors (packed values count once)
+  std::int64_t bytes = 0;
+  std::int64_t quantized_values = 0;  ///< logical parameters held in the quantized format
+  std::int64_t scale_elements = 0;    ///< scales / zeros / indices that are not parameters
+  /// safetensors dtype name ("BF16", "F8_E4M3", "U8", "I32", "F32", ...) -> bytes, by size.
+  std::vector<std::pair<std::string, std::int64_t>> by_dtype;
+  std::vector<std::string> notes;
+};
+
+/// The checkpoint's storage. Unquantized: every parameter at torch_dtype (BF16 when absent).
+StorageEstimate estimate_storage(const ModelDescription& model, const ParameterCount& params);
+
+}  // namespace trace

@@ -1,0 +1,240 @@
+// Checkpoint storage. Which tensors each format quantizes, and how it packs them:
+//  fp8_block   every Linear weight inside the layers (attention, MLP, experts, shared experts;
+//              MTP layers too), F8_E4M3 + F32 weight_scale_inv of ceil(out/b0) x ceil(in/b1);
+//              routers, embeddings, heads, norms and MTP projections stay BF16. Checked against
+//              DeepSeek-V3 (41,540,496 scales) and MiniMax-M2.5 (13,880,064).
+//  fp8_tensor  the same weights, one F32 scale each.
+//  mxfp4       the MoE experts only (gpt-oss): U8 blocks of 2 values per byte + U8 scale per 32.
+//  gptq / awq  every Linear in the layers: I32-packed qweight, I32 qzeros and F16 scales per
+//              group (GPTQ also an I32 g_idx per input column).
+//  bnb_4bit    every Linear in the layers: U8 (2 values per byte) + absmax per 64 values
+//              (double quant: U8 absmax + F32 nested absmax per 256 blocks) + 16-entry F32 map.
+//  bnb_8bit    every Linear in the layers: I8 + F32 SCB per output row.
+#include "trace/estimate/storage.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "trace/checked_math.hpp"
+
+namespace trace {
+
+namespace {
+
+enum class Role { attention, mlp, expert, router };
+
+struct Matrix {
+  std::int64_t rows = 0;  // output features
+  std::int64_t cols = 0;  // input features
+  std::int64_t count = 1;
+  Role role = Role::mlp;
+};
+
+void attention_matrices(const Attention& a, std::vector<Matrix>& out) {
+  const std::int64_t h = a.input_dim;
+  switch (a.kind) {
+    case AttentionKind::none: return;
+    case AttentionKind::linear: out.push_back({a.output_dim, h, 1, Role::attention}); return;
+    case AttentionKind::mla: {
+      const MlaShape& m = a.mla;
+      const std::int64_t q_out = a.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+      if (m.q_lora_rank > 0) {
+        out.push_back({m.q_lora_rank, h, 1, Role::attention});
+        out.push_back({q_out, m.q_lora_rank, 1, Role::attention});
+      } else {
+        out.push_back({q_out, h, 1, Role::attention});
+      }
+      out.push_back({m.kv_lora_rank + m.qk_rope_head_dim, h, 1, Role::attention});
+      out.push_back({a.num_heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, 1,
+                     Role::attention});
+      out.push_back({a.output_dim, a.num_heads * m.v_head_dim, 1, Role::attention});
+      if (a.indexer) {
+        out.push_back({a.indexer->num_heads * a.indexer->head_dim, a.indexer->query_input_dim, 1,
+                       Role::attention});
+        out.push_back({a.indexer->head_dim, h, 1, Role::attention});
+        out.push_back({a.indexer->num_heads, h, 1, Role::router});  // weights_proj stays BF16
+      }
+      return;
+    }
+    case AttentionKind::standard: break;
+  }
+  const std::int64_t q = a.num_heads * a.head_dim;
+  const std::int64_t kv = a.num_kv_heads * a.head_dim;
+  if (a.fused_qkv) {
+    out.push_back({q + 2 * kv, h, 1, Role::attention});
+  } else {
+    out.push_back({q, h, 1, Role::attention});
+    out.push_back({kv, a.kv_input_dim, 2, Role::attention});
+  }
+  out.push_back({a.output_dim, q, 1, Role::attention});
+}
+
+void mlp_matrices(const Mlp& mlp, std::int64_t count, Role role, std::vector<Matrix>& out) {
+  switch (mlp.kind) {
+    case MlpKind::none: return;
+    case MlpKind::linear: out.push_back({mlp.input_dim, mlp.input_dim, count, role}); return;
+    case MlpKind::gated:
+      if (mlp.fused_gate_up) {
+        out.push_back({2 * mlp.intermediate, mlp.input_dim, count, role});
+      } else {
+        out.push_back({mlp.intermediate, mlp.input_dim, checked_mul(2, count), role});
+      }
+      break;
+    case MlpKind::plain: out.push_back({mlp.intermediate, mlp.input_dim, count, role}); break;
+  }
+  out.push_back({mlp.input_dim, mlp.intermediate, count, role});
+}
+
+std::vector<Matrix> layer_matrices(const ModelDescription& model) {
+  std::vector<Matrix> matrices;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision) continue;
+    for (const Block& block : stack.blocks) {
+      attention_matrices(block.attention, matrices);
+      if (block.cross_attention) attention_matrices(*block.cross_attention, matrices);
+      mlp_matrices(block.mlp, 1, Role::mlp, matrices);
+      if (block.moe) {
+        mlp_matrices(block.moe->expert, block.moe->num_experts, Role::expert, matrices);
+        if (block.moe->shared) mlp_matrices(*block.moe->shared, 1, Role::mlp, matrices);
+        matrices.push_back({block.moe->num_experts, block.moe->expert.input_dim, 1, Role::router});
+      }
+    }
+  }
+  return matrices;
+}
+
+struct BaseDtype {
+  const char* name;
+  std::int64_t bytes;
+};
+
+BaseDtype base_dtype(const ModelDescription& model) {
+  if (model.torch_dtype == "float32") return {"F32", 4};
+  if (model.torch_dtype == "float16") return {"F16", 2};
+  return {"BF16", 2};
+}
+
+bool quantized(const Quantization& q, Role role) {
+  if (role == Role::router) return false;
+  if (q.format == QuantFormat::mxfp4) return role == Role::expert;
+  if (role == Role::attention) return q.attention_quantized;
+  return true;
+}
+
+const char* format_name(QuantFormat format) {
+  switch (format) {
+    case QuantFormat::fp8_block: return "fp8_block";
+    case QuantFormat::fp8_tensor: return "fp8_tensor";
+    case QuantFormat::mxfp4: return "mxfp4";
+    case QuantFormat::gptq: return "gptq";
+    case QuantFormat::awq: return "awq";
+    case QuantFormat::bnb_4bit: return "bnb_4bit";
+    case QuantFormat::bnb_8bit: return "bnb_8bit";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+StorageEstimate estimate_storage(const ModelDescription& model, const ParameterCount& params) {
+  StorageEstimate storage;
+  const BaseDtype base = base_dtype(model);
+  std::map<std::string, std::int64_t> bytes_by_dtype;     // dtype -> bytes
+  std::map<std::string, std::int64_t> elements_by_dtype;  // dtype -> elements
+  const auto add = [&](const std::string& dtype, std::int64_t elements, std::int64_t bytes_each) {
+    elements_by_dtype[dtype] = checked_add(elements_by_dtype[dtype], elements, "the storage size");
+    bytes_by_dtype[dtype] = checked_add(bytes_by_dtype[dtype],
+                                        checked_mul(elements, bytes_each, "the storage size"),
+                                        "the storage size");
+  };
+  if (model.torch_dtype.empty()) storage.notes.push_back("config gives no torch_dtype: BF16 assumed");
+
+  if (!model.quantization) {
+    storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
+    add(base.name, params.total, base.bytes);
+  } else {
+    const Quantization& q = *model.quantization;
+    storage.format = format_name(q.format);
+    for (const Matrix& m : layer_matrices(model)) {
+      if (!quantized(q, m.role)) continue;
+      const std::int64_t values = checked_product({m.rows, m.cols, m.count}, "the storage size");
+      storage.quantized_values = checked_add(storage.quantized_values, values);
+      const std::int64_t groups =
+          q.group_size < 0 ? 1 : ceil_div(m.cols, q.group_size);
+      const std::int64_t per_int32 = 32 / q.bits;
+      switch (q.format) {
+        case QuantFormat::fp8_block:
+          add("F8_E4M3", values, 1);
+          add("F32",
+              checked_product({ceil_div(m.rows, q.block_rows), ceil_div(m.cols, q.block_cols),
+                               m.count}),
+              4);
+          break;
+        case QuantFormat::fp8_tensor:
+          add("F8_E4M3", values, 1);
+          add("F32", m.count, 4);
+          break;
+        case QuantFormat::mxfp4:
+          add("U8", ceil_div(values, 2), 1);   // *_blocks: two 4-bit values per byte
+          add("U8", ceil_div(values, 32), 1);  // *_scales: one E8M0 scale per 32 values
+          break;
+        case QuantFormat::gptq:
+          add("I32", checked_product({ceil_div(m.cols, per_int32), m.rows, m.count}), 4);
+          add("I32", checked_product({groups, ceil_div(m.rows, per_int32), m.count}), 4);
+          add("F16", checked_product({groups, m.rows, m.count}), 2);
+          add("I32", checked_mul(m.cols, m.count), 4);  // g_idx
+          break;
+        case QuantFormat::awq:
+          add("I32", checked_product({m.cols, ceil_div(m.rows, per_int32), m.count}), 4);
+          add("I32", checked_product({groups, ceil_div(m.rows, per_int32), m.count}), 4);
+          add("F16", checked_product({groups, m.rows, m.count}), 2);
+          break;
+        case QuantFormat::bnb_4bit: {
+          const std::int64_t blocks = ceil_div(m.rows * m.cols, 64);
+          add("U8", ceil_div(values, 2), 1);
+          if (q.double_quant) {
+            add("U8", checked_mul(blocks, m.count), 1);
+            add("F32", checked_mul(ceil_div(blocks, 256) + 256, m.count), 4);
+          } else {
+            add("F32", checked_mul(blocks, m.count), 4);
+          }
+          add("F32", checked_mul(16, m.count), 4);  // the nf4/fp4 code book
+          break;
+        }
+        case QuantFormat::bnb_8bit:
+          add("I8", values, 1);
+          add("F32", checked_mul(m.rows, m.count), 4);  // SCB
+          break;
+      }
+    }
+    add(base.name, params.total - storage.quantized_values, base.bytes);
+    const std::int64_t packed_values = storage.quantized_values;
+    std::int64_t stored = 0;
+    for (const auto& [dtype, elements] : elements_by_dtype) stored += elements;
+    // Scales, zeros and indices: everything stored beyond the parameters' own elements.
+    std::int64_t value_elements = params.total - packed_values;
+    switch (q.format) {
+      case QuantFormat::fp8_block:
+      case QuantFormat::fp8_tensor:
+      case QuantFormat::bnb_8bit: value_elements += packed_values; break;
+      case QuantFormat::mxfp4:
+      case QuantFormat::bnb_4bit: value_elements += ceil_div(packed_values, 2); break;
+      case QuantFormat::gptq:
+      case QuantFormat::awq: value_elements += packed_values * q.bits / 32; break;
+    }
+    storage.scale_elements = stored - value_elements;
+  }
+  for (const auto& [dtype, elements] : elements_by_dtype) {
+    storage.stored_elements = checked_add(storage.stored_elements, elements);
+  }
+  for (const auto& [dtype, bytes] : bytes_by_dtype) {
+    storage.bytes = checked_add(storage.bytes, bytes);
+    storage.by_dtype.emplace_back(dtype, bytes);
+  }
+  std::sort(storage.by_dtype.begin(), storage.by_dtype.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  return storage;
+}
+
+}  // namespace trace
