@@ -23,6 +23,15 @@ std::int64_t attention_heads(const ModelDescription& model, bool kv) {
   return 1;
 }
 
+std::int64_t routed_experts(const ModelDescription& model) {
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) {
+      if (block.moe) return block.moe->num_experts;
+    }
+  }
+  return 0;
+}
+
 // Peak on each of `cards` cards at batch 1.
 std::int64_t per_card_bytes(const ModeMemory& mode, std::int64_t cards, bool tensor_parallel,
                             std::int64_t kv_heads) {
@@ -53,9 +62,31 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
     return fit;
   }
   const bool tensor_parallel = tp_divisor > 0;
+  fit.strategy = tensor_parallel ? "tensor parallel" : "ZeRO-3";
   for (std::int64_t cards = 2; cards <= k_max_cards; ++cards) {
     if (tensor_parallel && tp_divisor % cards != 0) continue;
     const std::int64_t bytes = per_card_bytes(mode, cards, tensor_parallel, kv_heads);
+    if (bytes <= budget_bytes) {
+      fit.min_cards = cards;
+      fit.bytes_per_card = bytes;
+      break;
+    }
+  }
+  return fit;
+}
+
+ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
+                            std::int64_t num_experts) {
+  ModeFit fit = fit_mode(mode, budget_bytes, 0, 1);
+  if (fit.fits) return fit;
+  fit.min_cards.reset();
+  fit.bytes_per_card = 0;
+  fit.strategy = "expert parallel";
+  const std::int64_t replicated = mode.fixed_bytes - mode.expert_bytes;
+  for (std::int64_t cards = 2; cards <= std::min(num_experts, k_max_cards); ++cards) {
+    if (num_experts % cards != 0) continue;
+    const std::int64_t bytes = replicated + ceil_div(mode.expert_bytes, cards) +
+                               mode.per_sequence_bytes;
     if (bytes <= budget_bytes) {
       fit.min_cards = cards;
       fit.bytes_per_card = bytes;
@@ -81,7 +112,10 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
         std::floor(static_cast<double>(gpu->memory_bytes_usable) * (1.0 - headroom)));
     card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0, kv_heads);
     card.lora = fit_mode(memory.lora, card.budget_bytes, 0, kv_heads);
-    card.serve = fit_mode(memory.serve, card.budget_bytes, heads, kv_heads);
+    const std::int64_t experts = routed_experts(model);
+    card.serve = assumptions.expert_parallel && experts > 1
+                     ? fit_expert_parallel(memory.serve, card.budget_bytes, experts)
+                     : fit_mode(memory.serve, card.budget_bytes, heads, kv_heads);
     fits.push_back(std::move(card));
   }
   return fits;

@@ -291,6 +291,12 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   estimate.kv_cache_bytes_per_token = a.context > 0 ? kv_cache_bytes(model, 1, a.kv_dtype) : 0;
   serve.breakdown.kv_cache = checked_mul(serve.per_sequence_bytes, a.concurrency, "the KV cache");
   serve.shardable_bytes = serve.breakdown.weights;
+  std::int64_t routed = 0;
+  for (const auto& [component, count] : params.by_component) {
+    if (component == "experts") routed = count;
+  }
+  serve.expert_bytes = a.serve_expert_bytes >= 0 ? a.serve_expert_bytes
+                                                 : bytes_for(routed, a.serve_weight_dtype);
   serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
   serve.formula = fmt::format(
       "{} + KV cache ({} per sequence at {} tokens, {}) x concurrency + CUDA context",

@@ -150,14 +150,27 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   };
   if (model.torch_dtype.empty()) storage.notes.push_back("config gives no torch_dtype: BF16 assumed");
 
+  std::int64_t routed_expert_params = 0;
+  for (const auto& [component, count] : params.by_component) {
+    if (component == "experts") routed_expert_params = count;
+  }
   if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, params.total, base.bytes);
+    storage.routed_expert_bytes = checked_mul(routed_expert_params, base.bytes);
   } else {
     const Quantization& q = *model.quantization;
     storage.format = format_name(q.format);
+    std::int64_t expert_bytes_before = 0;
+    const auto total_bytes = [&] {
+      std::int64_t sum = 0;
+      for (const auto& [dtype, bytes] : bytes_by_dtype) sum += bytes;
+      return sum;
+    };
+    std::int64_t quantized_expert_values = 0;
     for (const Matrix& m : layer_matrices(model)) {
       if (!quantized(q, m.role)) continue;
+      if (m.role == Role::expert) expert_bytes_before = total_bytes();
       const std::int64_t values = checked_product({m.rows, m.cols, m.count}, "the storage size");
       storage.quantized_values = checked_add(storage.quantized_values, values);
       const std::int64_t groups =
@@ -207,7 +220,14 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           add("F32", checked_mul(m.rows, m.count), 4);  // SCB
           break;
       }
+      if (m.role == Role::expert) {
+        storage.routed_expert_bytes += total_bytes() - expert_bytes_before;
+        quantized_expert_values += values;
+      }
     }
+    // Expert tensors left unquantized (their biases, or experts a format skips) stay at base.
+    storage.routed_expert_bytes += checked_mul(
+        std::max<std::int64_t>(routed_expert_params - quantized_expert_values, 0), base.bytes);
     add(base.name, params.total - storage.quantized_values, base.bytes);
     const std::int64_t packed_values = storage.quantized_values;
     std::int64_t stored = 0;

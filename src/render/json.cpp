@@ -39,6 +39,7 @@ Json fit_json(const ModeFit& fit) {
   Json out = {{"fits", fit.fits}, {"max_batch", fit.max_batch}};
   out["min_cards"] = fit.min_cards ? Json(*fit.min_cards) : Json(nullptr);
   out["bytes_per_card"] = fit.bytes_per_card;
+  out["strategy"] = fit.min_cards && *fit.min_cards > 1 ? fit.strategy : "single card";
   return out;
 }
 
@@ -132,6 +133,7 @@ std::string render_json(const Report& report) {
                                          : std::string(dtype_info(a.serve_weight_dtype).name)},
                      {"kv_dtype", dtype_info(a.kv_dtype).name},
                      {"headroom_fraction", a.headroom_fraction},
+                     {"expert_parallel", a.expert_parallel},
                      {"cuda_context_bytes", a.cuda_context_bytes}};
   out["memory"] = {{"full_finetune", mode_json(report.memory.full_finetune)},
                    {"lora", mode_json(report.memory.lora)},

@@ -47,6 +47,8 @@ std::string render_markdown(const Report& report) {
     out += "\nStored extras (not parameters, not counted):\n\n";
     for (const std::string& line : extras) out += "- " + line + "\n";
   }
+  out += "\n## Checkpoint storage\n\n";
+  append_facts(out, sections::storage_facts(report));
   out += "\n## Memory\n\n" + sections::workload_line(report) + "\n\n";
   append_table(out, sections::memory_table(report));
   out += "\n## What fits\n\n";

@@ -24,8 +24,11 @@ std::string fit_text(const ModeFit& fit) {
     return fit.max_batch >= k_max_reported_batch ? "yes"
                                                  : fmt::format("yes, batch <= {}", fit.max_batch);
   }
-  if (fit.min_cards) return fmt::format("no - needs {} cards", *fit.min_cards);
-  return "no";
+  if (fit.min_cards) {
+    return fmt::format("no - needs {} cards{}", *fit.min_cards,
+                       fit.strategy == "expert parallel" ? " (EP)" : "");
+  }
+  return "no - not on any count";
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -46,11 +49,44 @@ Facts model_facts(const Report& report) {
   facts.emplace_back("model_type", fmt::format("{}: {}", model.model_type, model.family));
   for (const Stack& stack : model.stacks) {
     if (stack.blocks.empty()) continue;
-    const Attention& a = stack.blocks.front().attention;
-    facts.emplace_back(stack.name,
-                       fmt::format("{} layers, hidden {}, {} heads / {} kv heads x {}, MLP {}",
-                                   stack.blocks.size(), a.input_dim, a.num_heads, a.num_kv_heads,
-                                   a.head_dim, stack.blocks.front().mlp.intermediate));
+    std::int64_t moe_layers = 0;
+    std::int64_t attention_layers = 0;
+    const Moe* moe = nullptr;
+    const Attention* attention = nullptr;
+    for (const Block& block : stack.blocks) {
+      if (block.moe) {
+        ++moe_layers;
+        moe = &*block.moe;
+      }
+      if (block.attention.kind == AttentionKind::standard ||
+          block.attention.kind == AttentionKind::mla) {
+        ++attention_layers;
+        if (!attention) attention = &block.attention;
+      }
+    }
+    const auto layers = static_cast<std::int64_t>(stack.blocks.size());
+    std::string text = fmt::format("{} layers", layers);
+    if (moe_layers > 0) {
+      text += fmt::format(" ({} dense + {} MoE: {} experts, top-{}{})", layers - moe_layers,
+                          moe_layers, moe->num_experts, moe->top_k,
+                          moe->shared ? fmt::format(", {} shared", std::max<std::int64_t>(
+                                                                      moe->num_shared_experts, 1))
+                                      : std::string());
+    }
+    if (attention_layers < layers) text += fmt::format(", attention in {}", attention_layers);
+    if (attention) {
+      text += attention->kind == AttentionKind::mla
+                  ? fmt::format(", hidden {}, MLA {} heads", attention->input_dim,
+                                attention->num_heads)
+                  : fmt::format(", hidden {}, {} heads / {} kv heads x {}", attention->input_dim,
+                                attention->num_heads, attention->num_kv_heads,
+                                attention->head_dim);
+    }
+    const Mlp& mlp = stack.blocks.front().mlp;
+    if (moe_layers == 0 && (mlp.kind == MlpKind::gated || mlp.kind == MlpKind::plain)) {
+      text += fmt::format(", MLP {}", mlp.intermediate);
+    }
+    facts.emplace_back(stack.mtp ? "mtp" : stack.name, text);
   }
   facts.emplace_back("vocabulary", fmt::format("{}, embeddings {}", model.vocab_size,
                                                model.tie_word_embeddings ? "tied to the head"
@@ -69,14 +105,35 @@ Facts parameter_facts(const Report& report) {
   Facts facts;
   facts.emplace_back("total", fmt::format("{} ({})", group_digits(params.total),
                                           short_count(params.total)));
-  facts.emplace_back("active per token", group_digits(params.active));
-  if (params.vision > 0) facts.emplace_back("of which vision", group_digits(params.vision));
+  facts.emplace_back("active per token", fmt::format("{} ({})", group_digits(params.active),
+                                                     short_count(params.active)));
+  facts.emplace_back("active w/o embedding", group_digits(params.active_without_embedding));
+  if (params.mtp > 0) facts.emplace_back("of total: MTP layers", group_digits(params.mtp));
+  if (params.vision > 0) facts.emplace_back("of total: vision", group_digits(params.vision));
   for (const auto& [name, count] : params.by_component) {
     if (count != 0) facts.emplace_back(name, group_digits(count));
   }
   facts.emplace_back("LoRA adapters", fmt::format("{} at rank {}",
                                                   group_digits(report.memory.lora_trainable_params),
                                                   report.assumptions.lora_rank));
+  return facts;
+}
+
+Facts storage_facts(const Report& report) {
+  const StorageEstimate& storage = report.storage;
+  Facts facts;
+  facts.emplace_back("format", storage.format);
+  facts.emplace_back("stored elements", group_digits(storage.stored_elements));
+  facts.emplace_back("bytes", fmt::format("{} ({})", group_digits(storage.bytes),
+                                          format_bytes(storage.bytes)));
+  std::string dtypes;
+  for (const auto& [dtype, bytes] : storage.by_dtype) {
+    dtypes += (dtypes.empty() ? "" : ", ") + fmt::format("{} {}", dtype, format_bytes(bytes));
+  }
+  facts.emplace_back("by dtype", dtypes);
+  if (storage.scale_elements > 0) {
+    facts.emplace_back("scales/zeros (not params)", group_digits(storage.scale_elements));
+  }
   return facts;
 }
 
@@ -97,7 +154,9 @@ Table memory_table(const Report& report) {
   row(fmt::format("LoRA r={} (base {}, batch {})", a.lora_rank, dtype_info(a.lora_base_dtype).name,
                   a.batch),
       report.memory.lora);
-  row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)", dtype_info(a.serve_weight_dtype).name,
+  row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)",
+                  a.serve_weight_bytes >= 0 ? report.storage.format
+                                            : std::string(dtype_info(a.serve_weight_dtype).name),
                   dtype_info(a.kv_dtype).name, a.concurrency, a.context),
       report.memory.serve);
   return table;

@@ -18,6 +18,8 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 
 Facts model_facts(const Report& report);
 Facts parameter_facts(const Report& report);
+/// The checkpoint's storage: format, stored elements, bytes by dtype.
+Facts storage_facts(const Report& report);
 Table memory_table(const Report& report);
 Table cards_table(const Report& report);
 /// Consecutive identical layers collapsed: "0-31 (x32)" | "RMSNorm > Attention ... > MLP ...".

@@ -54,6 +54,8 @@ std::string render_table(const Report& report) {
     out += "  stored extras (not parameters, not counted):\n";
     for (const std::string& line : extras) out += "    " + line + "\n";
   }
+  out += "\nCHECKPOINT STORAGE\n";
+  append_facts(out, sections::storage_facts(report));
   out += "\nMEMORY (" + sections::workload_line(report) + ")\n";
   append_table(out, sections::memory_table(report));
   out += "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, tensor "

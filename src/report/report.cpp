@@ -26,6 +26,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   if (request.serve_dtype_from_config && report.model.quantization) {
     // A quantized checkpoint is served in its own format unless --dtype says otherwise.
     report.assumptions.serve_weight_bytes = report.storage.bytes;
+    report.assumptions.serve_expert_bytes = report.storage.routed_expert_bytes;
     report.notes.push_back(fmt::format(
         "serving weights taken at the checkpoint's stored size ({} format); set --dtype to change",
         report.storage.format));
@@ -48,6 +49,10 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     } else {
       cards.push_back(&require_gpu(gpus, id));
     }
+  }
+  if (cards.empty()) {
+    // A custom --gpu-table without the default cards: report every card it lists.
+    for (const GpuSpec& gpu : gpus.gpus) cards.push_back(&gpu);
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
   report.include_graph = request.include_graph;

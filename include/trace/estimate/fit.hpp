@@ -22,6 +22,7 @@ struct ModeFit {
   std::int64_t max_batch = 0;  ///< largest batch on one card (0 when batch 1 does not fit)
   std::optional<std::int64_t> min_cards;  ///< fewest cards holding batch 1 (1 when it fits)
   std::int64_t bytes_per_card = 0;        ///< peak per card at batch 1 on min_cards cards
+  std::string strategy;                   ///< the split min_cards assumes
 };
 
 struct CardFit {
@@ -38,6 +39,10 @@ struct CardFit {
 /// over card counts that divide it (the attention head count); 0 means any count (ZeRO-3).
 ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
                  std::int64_t kv_heads);
+/// Serving fit with expert parallelism: routed experts split over n cards (n divides
+/// num_experts), everything else replicated, each card holding its own sequences' KV cache.
+ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
+                            std::int64_t num_experts);
 
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,

@@ -36,6 +36,11 @@ struct MemoryAssumptions {
   /// When >= 0, the serving weights take exactly this many bytes (the checkpoint's own quantized
   /// format) instead of params x serve_weight_dtype.
   std::int64_t serve_weight_bytes = -1;
+  /// Bytes of the routed experts inside serve_weight_bytes (expert-parallel plans), or -1.
+  std::int64_t serve_expert_bytes = -1;
+  /// Serving shards MoE experts across cards (expert parallel, attention replicated) instead of
+  /// tensor parallel.
+  bool expert_parallel = false;
   Dtype kv_dtype = Dtype::bf16;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
@@ -62,6 +67,7 @@ struct ModeMemory {
   std::int64_t fixed_bytes = 0;         ///< weights, gradients, optimizer, overhead
   std::int64_t per_sequence_bytes = 0;  ///< activations or KV cache of one sequence
   std::int64_t shardable_bytes = 0;     ///< the part ZeRO-3 / tensor parallelism divides
+  std::int64_t expert_bytes = 0;        ///< the routed experts' share of weights (expert parallel)
   std::string formula;                  ///< one line: which terms, which constants
 };
 

@@ -18,6 +18,7 @@ struct StorageEstimate {
   std::int64_t bytes = 0;
   std::int64_t quantized_values = 0;  ///< logical parameters held in the quantized format
   std::int64_t scale_elements = 0;    ///< scales / zeros / indices that are not parameters
+  std::int64_t routed_expert_bytes = 0;  ///< bytes of the routed experts (with their scales)
   /// safetensors dtype name ("BF16", "F8_E4M3", "U8", "I32", "F32", ...) -> bytes, by size.
   std::vector<std::pair<std::string, std::int64_t>> by_dtype;
   std::vector<std::string> notes;
