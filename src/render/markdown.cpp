@@ -51,6 +51,7 @@ std::string render_markdown(const Report& report) {
   append_facts(out, sections::storage_facts(report));
   out += "\n## Memory\n\n" + sections::workload_line(report) + "\n\n";
   append_table(out, sections::memory_table(report));
+  out += "\n" + sections::kv_line(report) + "\n";
   out += "\n## What fits\n\n";
   append_table(out, sections::cards_table(report));
   out += "\n## Structure\n\n";

@@ -246,6 +246,32 @@ std::string workload_line(const Report& report) {
       format_bytes(a.cuda_context_bytes));
 }
 
+std::string kv_line(const Report& report) {
+  const MemoryAssumptions& a = report.assumptions;
+  std::string kinds;
+  for (const Stack& stack : report.model.stacks) {
+    if (stack.vision || stack.mtp || !stack.causal) continue;
+    std::int64_t mla = 0;
+    std::int64_t windowed = 0;
+    std::int64_t cached = 0;
+    for (const Block& block : stack.blocks) {
+      if (block.attention.kind == AttentionKind::mla) ++mla;
+      if (block.attention.kind == AttentionKind::mla ||
+          block.attention.kind == AttentionKind::standard) {
+        ++cached;
+        if (block.attention.sliding_window > 0) ++windowed;
+      }
+    }
+    kinds += fmt::format("{}{} of {} {} layers cache K/V{}{}", kinds.empty() ? "" : "; ", cached,
+                         stack.blocks.size(), stack.name,
+                         mla > 0 ? fmt::format(" ({} as an MLA latent)", mla) : std::string(),
+                         windowed > 0 ? fmt::format(", {} capped at their window", windowed)
+                                      : std::string());
+  }
+  return fmt::format("KV cache: {} bytes per token ({}){}", group_digits(report.memory.kv_cache_bytes_per_token),
+                     dtype_info(a.kv_dtype).name, kinds.empty() ? "" : "; " + kinds);
+}
+
 std::vector<std::string> stored_extra_lines(const Report& report) {
   std::vector<std::string> lines;
   for (const StoredExtra& extra : report.model.stored_extras) {

@@ -27,6 +27,8 @@ Table structure_table(const Report& report);
 /// Every node with its output shape and parameters.
 Table graph_table(const Report& report);
 std::string workload_line(const Report& report);
+/// "KV cache: 131,072 bytes per token (bf16) ..." under the memory table.
+std::string kv_line(const Report& report);
 std::vector<std::string> stored_extra_lines(const Report& report);
 
 }  // namespace trace::sections

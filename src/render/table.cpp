@@ -58,6 +58,7 @@ std::string render_table(const Report& report) {
   append_facts(out, sections::storage_facts(report));
   out += "\nMEMORY (" + sections::workload_line(report) + ")\n";
   append_table(out, sections::memory_table(report));
+  out += "  " + sections::kv_line(report) + "\n";
   out += "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, tensor "
          "parallel for serving)\n";
   append_table(out, sections::cards_table(report));
