@@ -52,11 +52,23 @@ std::int64_t ffn_saved_values(const Block& block) {
   if (block.mlp.kind != MlpKind::none) values += block.mlp.input_dim + mlp_inner_values(block.mlp);
   if (block.moe) {
     const Moe& moe = *block.moe;
-    // input, router logits, and the top-k experts each token is routed to (+ shared experts)
-    values += moe.expert.input_dim + moe.num_experts + moe.top_k * mlp_inner_values(moe.expert);
+    // input, router logits, and the top-k experts each token is routed to (+ shared experts;
+    // + the latent projections' outputs for LatentMoE)
+    values += moe.expert.input_dim + moe.num_experts + moe.top_k * mlp_inner_values(moe.expert) +
+              2 * moe.latent_dim;
     if (moe.shared) values += mlp_inner_values(*moe.shared);
   }
   return values;
+}
+
+// Values one token saves inside a Mamba mixer: in_proj input and output, conv output, scan
+// output, the gated norm's two inputs and out_proj's input (same method as the attention terms).
+std::int64_t ssm_saved_values(const Ssm& ssm) {
+  const std::int64_t conv = ssm.conv_channels();
+  if (ssm.kind == SsmKind::mamba2) {
+    return ssm.hidden + (ssm.inner + conv + ssm.num_heads) + conv + 3 * ssm.inner;
+  }
+  return ssm.hidden + 2 * ssm.inner + ssm.inner + (ssm.dt_rank + 2 * ssm.state) + 3 * ssm.inner;
 }
 
 std::int64_t linear_lora(std::int64_t in, std::int64_t out, std::int64_t rank) {
@@ -175,6 +187,14 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
         params = checked_add(params, attention_lora(*block.cross_attention, rank));
       }
       params = checked_add(params, mlp_lora(block.mlp, rank));
+      if (block.ssm) {
+        const Ssm& ssm = *block.ssm;
+        const std::int64_t in_width = ssm.kind == SsmKind::mamba2
+                                          ? ssm.inner + ssm.conv_channels() + ssm.num_heads
+                                          : 2 * ssm.inner;
+        params = checked_add(params, checked_add(linear_lora(ssm.hidden, in_width, rank),
+                                                 linear_lora(ssm.inner, ssm.hidden, rank)));
+      }
       if (block.moe) {
         // PEFT's all-linear reaches every expert's projections (not the router).
         params = checked_add(params, checked_mul(block.moe->num_experts,
@@ -206,6 +226,33 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
   return bytes_for(values, kv_dtype);
 }
 
+std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
+                             std::int64_t conv_state_bytes) {
+  std::int64_t bytes = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (!block.ssm) continue;
+      const Ssm& ssm = *block.ssm;
+      const std::int64_t conv = checked_product(
+          {ssm.conv_kernel - 1, ssm.conv_channels(), conv_state_bytes}, "the SSM state");
+      const std::int64_t state_elements =
+          ssm.kind == SsmKind::mamba2
+              ? checked_product({ssm.num_heads, ssm.head_dim, ssm.state}, "the SSM state")
+              : checked_mul(ssm.inner, ssm.state, "the SSM state");
+      bytes = checked_add(bytes, checked_add(conv, bytes_for(state_elements, ssm_dtype)),
+                          "the SSM state");
+    }
+  }
+  return bytes;
+}
+
+Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions) {
+  if (assumptions.ssm_dtype) return *assumptions.ssm_dtype;
+  if (const std::optional<Dtype> dtype = parse_dtype(model.ssm_cache_dtype)) return *dtype;
+  return Dtype::fp32;
+}
+
 std::int64_t training_activation_bytes(const ModelDescription& model, std::int64_t seq_len,
                                        const MemoryAssumptions& assumptions) {
   std::int64_t values_per_token = 0;
@@ -216,6 +263,7 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
       std::int64_t layer = attention_saved_values(block.attention);
       if (block.cross_attention) layer += attention_saved_values(*block.cross_attention);
       layer += ffn_saved_values(block);
+      if (block.ssm) layer += ssm_saved_values(*block.ssm);
       // each norm saves its input
       layer += static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       values_per_token = checked_add(values_per_token, layer, "the activation size");
@@ -223,8 +271,20 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
     // final norm input + head input
     values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
   }
-  const std::int64_t hidden_bytes = checked_product(
+  std::int64_t hidden_bytes = checked_product(
       {values_per_token, seq_len, assumptions.activation_bytes}, "the activation size");
+  // Mamba-2's chunked scan (SSD, Dao & Gu 2024) keeps one fp32 state per chunk for backward.
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision) continue;
+    for (const Block& block : stack.blocks) {
+      if (!block.ssm || block.ssm->kind != SsmKind::mamba2) continue;
+      const Ssm& ssm = *block.ssm;
+      hidden_bytes = checked_add(
+          hidden_bytes, checked_product({ceil_div(seq_len, ssm.chunk_size), ssm.num_heads,
+                                         ssm.head_dim, ssm.state, 4},
+                                        "the activation size"));
+    }
+  }
   // Logits and the loss: vocab x tokens, upcast to fp32 (the largest term for small models with
   // 128k-256k vocabularies).
   const std::int64_t logits_bytes = checked_product(
@@ -287,9 +347,16 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.breakdown.weights =
       a.serve_weight_bytes >= 0 ? a.serve_weight_bytes : bytes_for(total, a.serve_weight_dtype);
   serve.breakdown.overhead = a.cuda_context_bytes;
-  serve.per_sequence_bytes = kv_cache_bytes(model, a.context, a.kv_dtype);
+  const Dtype ssm_dtype = effective_ssm_dtype(model, a);
+  estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
+  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype),
+                                         estimate.ssm_state_bytes_per_sequence);
   estimate.kv_cache_bytes_per_token = a.context > 0 ? kv_cache_bytes(model, 1, a.kv_dtype) : 0;
-  serve.breakdown.kv_cache = checked_mul(serve.per_sequence_bytes, a.concurrency, "the KV cache");
+  serve.breakdown.kv_cache =
+      checked_mul(serve.per_sequence_bytes - estimate.ssm_state_bytes_per_sequence, a.concurrency,
+                  "the KV cache");
+  serve.breakdown.ssm_state =
+      checked_mul(estimate.ssm_state_bytes_per_sequence, a.concurrency, "the SSM state");
   serve.shardable_bytes = serve.breakdown.weights;
   std::int64_t routed = 0;
   for (const auto& [component, count] : params.by_component) {
@@ -299,7 +366,8 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
                                                  : bytes_for(routed, a.serve_weight_dtype);
   serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
   serve.formula = fmt::format(
-      "{} + KV cache ({} per sequence at {} tokens, {}) x concurrency + CUDA context",
+      "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x concurrency + CUDA "
+      "context",
       a.serve_weight_bytes >= 0
           ? std::string("the checkpoint's stored bytes")
           : fmt::format("params x {} ({})",

@@ -13,9 +13,9 @@ std::int64_t linear(std::int64_t in, std::int64_t out, bool bias) {
   return checked_add(checked_mul(in, out, "a weight matrix"), bias ? out : 0, "a weight matrix");
 }
 
-constexpr std::array<const char*, 12> k_components{
-    "embedding", "position_embedding", "attention", "mlp",   "experts", "shared_experts",
-    "router",    "norm",               "head",      "vision", "mtp",     "other"};
+constexpr std::array<const char*, 13> k_components{
+    "embedding", "position_embedding", "attention", "ssm",    "mlp", "experts", "shared_experts",
+    "router",    "norm",               "head",      "vision", "mtp", "other"};
 
 struct Tally {
   std::array<std::int64_t, k_components.size()> counts{};
@@ -108,11 +108,17 @@ MoeParams moe_params(const Moe& moe) {
   MoeParams params;
   params.routed_expert = mlp_params(moe.expert);
   params.routed = checked_mul(moe.num_experts, params.routed_expert, "the expert parameters");
-  params.router = checked_add(checked_mul(moe.expert.input_dim, moe.num_experts),
+  const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
+  params.router = checked_add(checked_mul(hidden, moe.num_experts),
                               (moe.router_bias ? moe.num_experts : 0) +
                                   (moe.router_correction_bias ? moe.num_experts : 0));
   if (moe.shared) params.shared = mlp_params(*moe.shared);
-  if (moe.shared_expert_gate) params.shared = checked_add(params.shared, moe.expert.input_dim);
+  if (moe.shared_expert_gate) params.shared = checked_add(params.shared, hidden);
+  if (moe.latent_dim > 0) {
+    // fc1_latent_proj (hidden -> latent) and fc2_latent_proj (latent -> hidden), bias-free; every
+    // token passes through them, so they count with the router.
+    params.router = checked_add(params.router, checked_mul(2 * hidden, moe.latent_dim));
+  }
   params.total = checked_add(checked_add(params.routed, params.router), params.shared);
   params.active = checked_add(checked_add(checked_mul(moe.top_k, params.routed_expert),
                                           params.router),
@@ -120,8 +126,31 @@ MoeParams moe_params(const Moe& moe) {
   return params;
 }
 
+std::int64_t ssm_params(const Ssm& ssm) {
+  const std::int64_t h = ssm.hidden;
+  const std::int64_t conv = ssm.conv_channels();
+  std::int64_t params = 0;
+  if (ssm.kind == SsmKind::mamba2) {
+    // in_proj -> z (inner), xBC (conv channels), dt (heads); conv1d; A_log, D, dt_bias per head;
+    // gated RMSNorm over inner; out_proj.
+    params = linear(h, ssm.inner + conv + ssm.num_heads, ssm.proj_bias);
+    params = checked_add(params, checked_mul(conv, ssm.conv_kernel) + (ssm.conv_bias ? conv : 0));
+    params = checked_add(params, 3 * ssm.num_heads);
+    if (ssm.gated_norm) params = checked_add(params, ssm.inner);
+  } else {
+    // in_proj -> x, z; conv1d; x_proj -> dt, B, C; dt_proj (+bias); A_log [inner, N]; D.
+    params = linear(h, 2 * ssm.inner, ssm.proj_bias);
+    params = checked_add(params, checked_mul(conv, ssm.conv_kernel) + (ssm.conv_bias ? conv : 0));
+    params = checked_add(params, linear(ssm.inner, ssm.dt_rank + 2 * ssm.state, false));
+    params = checked_add(params, linear(ssm.dt_rank, ssm.inner, true));
+    params = checked_add(params, checked_mul(ssm.inner, ssm.state) + ssm.inner);
+  }
+  return checked_add(params, linear(ssm.inner, h, ssm.proj_bias));
+}
+
 std::int64_t block_params(const Block& block) {
   std::int64_t params = checked_add(attention_params(block.attention), mlp_params(block.mlp));
+  if (block.ssm) params = checked_add(params, ssm_params(*block.ssm));
   if (block.cross_attention) params = checked_add(params, attention_params(*block.cross_attention));
   if (block.moe) params = checked_add(params, moe_params(*block.moe).total);
   for (const Norm& norm : block.norms) params = checked_add(params, norm_params(norm));
@@ -145,9 +174,13 @@ ParameterCount count_parameters(const ModelDescription& model) {
   if (model.embedding_norm) tally.add("norm", norm_params(*model.embedding_norm));
 
   std::int64_t vision = 0;
+  std::int64_t bias_buffers = 0;
   std::int64_t inactive_experts = 0;  // routed experts a token does not use
   for (const Stack& stack : model.stacks) {
     for (const Block& block : stack.blocks) {
+      if (block.moe && block.moe->router_correction_bias) {
+        bias_buffers = checked_add(bias_buffers, block.moe->num_experts);
+      }
       if (stack.vision || stack.mtp) {
         tally.add(stack.vision ? "vision" : "mtp", block_params(block));
         if (stack.vision) vision = checked_add(vision, block_params(block));
@@ -156,6 +189,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
       tally.add("attention", attention_params(block.attention));
       if (block.cross_attention) tally.add("attention", attention_params(*block.cross_attention));
       tally.add("mlp", mlp_params(block.mlp));
+      if (block.ssm) tally.add("ssm", ssm_params(*block.ssm));
       if (block.moe) {
         const MoeParams moe = moe_params(*block.moe);
         tally.add("experts", moe.routed);
@@ -191,6 +225,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
   // speculative decoding; unselected routed experts sit idle; a vision tower runs per image, not
   // per token (Meta's "17B active" for Llama-4-Scout is the text path).
   count.vision = vision;
+  count.router_bias_buffers = bias_buffers;
   count.active = count.total - count.mtp - inactive_experts - vision;
   // Vendors that publish "without embeddings" leave out the input lookup tables but keep the
   // output head; with tied embeddings the matrix is the head, so it stays.

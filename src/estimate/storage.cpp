@@ -154,9 +154,12 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   for (const auto& [component, count] : params.by_component) {
     if (component == "experts") routed_expert_params = count;
   }
+  // Router correction biases are F32 buffers whatever the checkpoint's dtype.
+  add("F32", params.router_bias_buffers, 4);
+  const std::int64_t unbuffered = params.total - params.router_bias_buffers;
   if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
-    add(base.name, params.total, base.bytes);
+    add(base.name, unbuffered, base.bytes);
     storage.routed_expert_bytes = checked_mul(routed_expert_params, base.bytes);
   } else {
     const Quantization& q = *model.quantization;
@@ -228,7 +231,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     // Expert tensors left unquantized (their biases, or experts a format skips) stay at base.
     storage.routed_expert_bytes += checked_mul(
         std::max<std::int64_t>(routed_expert_params - quantized_expert_values, 0), base.bytes);
-    add(base.name, params.total - storage.quantized_values, base.bytes);
+    add(base.name, unbuffered - storage.quantized_values, base.bytes);
     const std::int64_t packed_values = storage.quantized_values;
     std::int64_t stored = 0;
     for (const auto& [dtype, elements] : elements_by_dtype) stored += elements;

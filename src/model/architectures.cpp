@@ -62,6 +62,13 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"olmoe", "OLMoE"}, family::build_olmoe},
     {{"glm4_moe", "GLM-4.5, GLM-4.5-Air, GLM-4.6"}, family::build_glm4_moe},
     {{"glm_moe_dsa", "GLM-5 (MLA + DSA indexer)"}, family::build_deepseek},
+    {{"nemotron_h", "Nemotron-H, Nemotron Nano v2, Nemotron 3 Nano / Super (hybrid Mamba-2)"},
+     family::build_nemotron_h},
+    {{"nemotron_h_puzzle", "Nemotron-Labs-3 Puzzle (per-layer block_configs)"},
+     family::build_nemotron_h},
+    {{"mamba", "Mamba"}, family::build_mamba},
+    {{"falcon_mamba", "Falcon-Mamba"}, family::build_mamba},
+    {{"mamba2", "Mamba-2, Mamba-Codestral"}, family::build_mamba},
 };
 
 std::string supported_list() {

@@ -74,6 +74,7 @@ std::string moe_detail(const Moe& moe) {
     detail += fmt::format(", {} shared ({} wide)", std::max<std::int64_t>(moe.num_shared_experts, 1),
                           moe.shared->intermediate);
   }
+  if (moe.latent_dim > 0) detail += fmt::format(", latent {}", moe.latent_dim);
   if (moe.router_correction_bias) detail += ", router correction bias";
   if (moe.expert.up_bias) detail += ", biases";
   return detail;
@@ -183,7 +184,26 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
                            shape(block.moe->expert.input_dim), moe_params(*block.moe).total});
         }
       };
-      if (block.attention.kind == AttentionKind::none) {
+      if (block.single_mixer) {
+        // Nemotron-H / Mamba: one norm, one mixer.
+        for (std::size_t n = 0; n < count; ++n) norm_at(n);
+        if (block.ssm) {
+          const Ssm& ssm = *block.ssm;
+          nodes.push_back(
+              {fmt::format("{}.mixer", prefix), ssm.kind == SsmKind::mamba2 ? "Mamba2" : "Mamba",
+               ssm.kind == SsmKind::mamba2
+                   ? fmt::format("{} heads x {}, state {}, {} groups, conv {}", ssm.num_heads,
+                                 ssm.head_dim, ssm.state, ssm.groups, ssm.conv_kernel)
+                   : fmt::format("inner {}, state {}, dt_rank {}, conv {}", ssm.inner, ssm.state,
+                                 ssm.dt_rank, ssm.conv_kernel),
+               component.empty() ? "ssm" : component, stack.name, layer, shape(ssm.hidden),
+               ssm_params(ssm)});
+        } else if (block.attention.kind != AttentionKind::none) {
+          add_attention(block.attention);
+        } else {
+          add_mlp();
+        }
+      } else if (block.attention.kind == AttentionKind::none) {
         // DeciLM no_op attention: its only norm sits before the MLP.
         add_attention(block.attention);
         for (std::size_t n = 0; n < count; ++n) norm_at(n);

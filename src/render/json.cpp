@@ -101,6 +101,9 @@ std::string render_json(const Report& report) {
                        {"active_without_embedding", params.active_without_embedding},
                        {"mtp", params.mtp},
                        {"vision", params.vision},
+                       {"router_bias_buffers", params.router_bias_buffers},
+                       {"total_without_router_bias_buffers",
+                        params.total - params.router_bias_buffers},
                        {"by_component", by_component}};
   Json extras = Json::array();
   for (const StoredExtra& extra : model.stored_extras) {
@@ -132,6 +135,7 @@ std::string render_json(const Report& report) {
                                          ? "checkpoint (" + storage.format + ")"
                                          : std::string(dtype_info(a.serve_weight_dtype).name)},
                      {"kv_dtype", dtype_info(a.kv_dtype).name},
+                     {"ssm_dtype", dtype_info(effective_ssm_dtype(report.model, a)).name},
                      {"headroom_fraction", a.headroom_fraction},
                      {"expert_parallel", a.expert_parallel},
                      {"cuda_context_bytes", a.cuda_context_bytes}};
@@ -139,7 +143,8 @@ std::string render_json(const Report& report) {
                    {"lora", mode_json(report.memory.lora)},
                    {"serve", mode_json(report.memory.serve)},
                    {"lora_trainable_params", report.memory.lora_trainable_params},
-                   {"kv_cache_bytes_per_token", report.memory.kv_cache_bytes_per_token}};
+                   {"kv_cache_bytes_per_token", report.memory.kv_cache_bytes_per_token},
+                   {"ssm_state_bytes_per_sequence", report.memory.ssm_state_bytes_per_sequence}};
   Json cards = Json::array();
   for (const CardFit& card : report.cards) {
     cards.push_back({{"id", card.id},

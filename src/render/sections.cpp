@@ -139,14 +139,14 @@ Facts storage_facts(const Report& report) {
 
 Table memory_table(const Report& report) {
   Table table;
-  table.header = {"mode",      "total",      "weights", "gradients", "optimizer",
-                  "activations", "KV cache", "overhead"};
+  table.header = {"mode",        "total",    "weights",   "gradients", "optimizer",
+                  "activations", "KV cache", "SSM state", "overhead"};
   const auto row = [&](std::string name, const ModeMemory& mode) {
     const MemoryBreakdown& b = mode.breakdown;
     table.rows.push_back({std::move(name), format_bytes(b.total()), format_bytes(b.weights),
                           format_bytes(b.gradients), format_bytes(b.optimizer),
                           format_bytes(b.activations), format_bytes(b.kv_cache),
-                          format_bytes(b.overhead)});
+                          format_bytes(b.ssm_state), format_bytes(b.overhead)});
   };
   const MemoryAssumptions& a = report.assumptions;
   row(fmt::format("full fine-tune (AdamW, bf16 mixed, batch {})", a.batch),
@@ -268,8 +268,15 @@ std::string kv_line(const Report& report) {
                          windowed > 0 ? fmt::format(", {} capped at their window", windowed)
                                       : std::string());
   }
-  return fmt::format("KV cache: {} bytes per token ({}){}", group_digits(report.memory.kv_cache_bytes_per_token),
-                     dtype_info(a.kv_dtype).name, kinds.empty() ? "" : "; " + kinds);
+  std::string line = fmt::format("KV cache: {} bytes per token ({}){}",
+                                 group_digits(report.memory.kv_cache_bytes_per_token),
+                                 dtype_info(a.kv_dtype).name, kinds.empty() ? "" : "; " + kinds);
+  if (report.memory.ssm_state_bytes_per_sequence > 0) {
+    line += fmt::format(". Mamba state: {} per sequence ({} SSM state), whatever the context",
+                        format_bytes(report.memory.ssm_state_bytes_per_sequence),
+                        dtype_info(effective_ssm_dtype(report.model, a)).name);
+  }
+  return line;
 }
 
 std::vector<std::string> stored_extra_lines(const Report& report) {

@@ -3,6 +3,7 @@
 /// MemoryAssumptions with its default documented in docs/memory.md; every term is a formula
 /// there, with its source.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "trace/dtype.hpp"
@@ -42,6 +43,9 @@ struct MemoryAssumptions {
   /// tensor parallel.
   bool expert_parallel = false;
   Dtype kv_dtype = Dtype::bf16;
+  /// Mamba SSM state dtype; unset: the config's mamba_ssm_cache_dtype, else fp32.
+  std::optional<Dtype> ssm_dtype;
+  std::int64_t conv_state_bytes = 2;  ///< Mamba conv state element size (the model's bf16)
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
@@ -77,6 +81,7 @@ struct MemoryEstimate {
   ModeMemory serve;
   std::int64_t lora_trainable_params = 0;
   std::int64_t kv_cache_bytes_per_token = 0;  ///< at full context, all attention layers
+  std::int64_t ssm_state_bytes_per_sequence = 0;  ///< Mamba conv + SSM state, any context
   std::int64_t training_activation_bytes_per_sequence = 0;
 };
 
@@ -88,6 +93,14 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank);
 /// min(context, window) per self-attention layer (+ cross-attention over `context` encoder
 /// tokens for encoder-decoders); encoder-only models cache nothing.
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype);
+
+/// Mamba state one sequence holds while served, independent of its length: per SSM layer,
+/// conv state (conv_kernel - 1) x conv channels x conv_state_bytes + SSM state (mamba2: heads x
+/// head_dim x d_state; mamba1: d_inner x d_state) x ssm_dtype.
+std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
+                             std::int64_t conv_state_bytes);
+/// The SSM dtype the assumptions and the config imply.
+Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
 
 /// Activation bytes one training sequence of `seq_len` tokens saves for backward, with SDPA /
 /// flash attention (no score matrix). Formula: docs/memory.md.

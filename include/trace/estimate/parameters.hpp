@@ -29,6 +29,9 @@ struct MoeParams {
 };
 MoeParams moe_params(const Moe& moe);
 
+/// A Mamba-1 or Mamba-2 mixer's parameters.
+std::int64_t ssm_params(const Ssm& ssm);
+
 /// Every parameter held by one layer.
 std::int64_t block_params(const Block& block);
 /// The parameters one token touches in this layer (top-k of the routed experts).
@@ -40,7 +43,10 @@ struct ParameterCount {
   std::int64_t active_without_embedding = 0;  ///< active minus the input lookup tables
   std::int64_t mtp = 0;  ///< multi-token-prediction layers, inside total, never active
   std::int64_t vision = 0;                    ///< image encoder + projector, inside total
-  /// component -> count, in a fixed order: embedding, position_embedding, attention, mlp,
+  /// Router e_score_correction_bias elements inside total (stored F32 buffers; transformers'
+  /// num_parameters() leaves them out, trace counts them: docs/parameters.md).
+  std::int64_t router_bias_buffers = 0;
+  /// component -> count, in a fixed order: embedding, position_embedding, attention, ssm, mlp,
   /// experts, shared_experts, router, norm, head, vision, mtp, other. Sums to total.
   std::vector<std::pair<std::string, std::int64_t>> by_component;
 };

@@ -94,6 +94,33 @@ struct Mlp {
   bool fused_gate_up = false;
 };
 
+/// A state-space mixer (Mamba). Its state per sequence is fixed, whatever the context length.
+enum class SsmKind {
+  mamba1,  ///< in_proj, conv1d, x_proj, dt_proj, A_log [d_inner, N], D, out_proj
+  mamba2,  ///< in_proj (z, xBC, dt), conv1d over xBC, A_log/D/dt_bias per head, gated norm, out_proj
+};
+
+struct Ssm {
+  SsmKind kind = SsmKind::mamba2;
+  std::int64_t hidden = 0;
+  std::int64_t num_heads = 0;  ///< mamba2 heads (mamba1: 0)
+  std::int64_t head_dim = 0;   ///< mamba2
+  std::int64_t inner = 0;      ///< d_inner: mamba2 heads x head_dim; mamba1 expand x hidden
+  std::int64_t state = 0;      ///< d_state (N)
+  std::int64_t groups = 1;     ///< mamba2 B/C groups (n_groups)
+  std::int64_t conv_kernel = 4;
+  std::int64_t dt_rank = 0;    ///< mamba1 time_step_rank
+  std::int64_t chunk_size = 256;  ///< mamba2 SSD chunk length (training saves one state per chunk)
+  bool proj_bias = false;      ///< in_proj / out_proj biases
+  bool conv_bias = true;
+  bool gated_norm = true;      ///< mamba2 RMSNorm over d_inner before out_proj
+
+  /// Channels the causal conv runs over (mamba2: x, B, C; mamba1: x).
+  std::int64_t conv_channels() const {
+    return kind == SsmKind::mamba2 ? inner + 2 * groups * state : inner;
+  }
+};
+
 /// A mixture-of-experts FFN: a router picks top_k of num_experts routed experts per token;
 /// shared experts (if any) see every token.
 struct Moe {
@@ -105,6 +132,8 @@ struct Moe {
   bool shared_expert_gate = false;    ///< Qwen2-MoE: sigmoid gate Linear(hidden, 1)
   bool router_bias = false;           ///< gpt-oss: the router Linear has a bias
   bool router_correction_bias = false;  ///< DeepSeek-V3 e_score_correction_bias (num_experts)
+  std::int64_t hidden_dim = 0;   ///< residual width feeding the router (and shared experts)
+  std::int64_t latent_dim = 0;   ///< Nemotron LatentMoE: experts work in this width (fc1/fc2_latent_proj)
 };
 
 /// One layer as it really is.
@@ -114,6 +143,9 @@ struct Block {
   std::optional<Attention> cross_attention;
   Mlp mlp;                ///< the dense FFN (kind none in a pure MoE layer)
   std::optional<Moe> moe; ///< the MoE FFN, when this layer has one
+  std::optional<Ssm> ssm; ///< a Mamba mixer, when this layer has one
+  /// Nemotron-H / Mamba blocks: one norm, then exactly one mixer (attention, SSM, MLP or MoE).
+  bool single_mixer = false;
   bool parallel_residual = false;  ///< attention and MLP read the same input (GPT-J, NeoX, Falcon)
   /// Where `norms` sit. Pre-norm (default): 1 norm = before both (parallel blocks); 2 = before
   /// attention, before MLP; 3 = before self-attention, cross-attention, MLP; 4 = before and after
@@ -195,6 +227,7 @@ struct ModelDescription {
   std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
   std::optional<Quantization> quantization;  ///< absent: every tensor at torch_dtype
+  std::string ssm_cache_dtype;  ///< mamba_ssm_cache_dtype when the config names one
   std::vector<std::string> notes;            ///< facts the parser inferred, shown in the report
 };
 

@@ -46,6 +46,8 @@ ModelDescription build_llama4_text(const ConfigReader& config);
 ModelDescription build_decilm(const ConfigReader& config);
 ModelDescription build_olmoe(const ConfigReader& config);
 ModelDescription build_glm4_moe(const ConfigReader& config);
+ModelDescription build_nemotron_h(const ConfigReader& config);
+ModelDescription build_mamba(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);

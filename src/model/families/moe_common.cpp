@@ -19,6 +19,7 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
   }
   moe.expert = Mlp{MlpKind::gated, config.optional_string("hidden_act").value_or("silu"), hidden,
                    expert_width, false, false, false};
+  moe.hidden_dim = hidden;
   return moe;
 }
 
