@@ -125,6 +125,28 @@ StoredExtra rotary_inv_freq_extra(std::int64_t layers, std::int64_t rotary_dim,
                      "< 4.31 (e.g. Llama-2), never parameters"};
 }
 
+DecoderDims read_decoder_dims(const ConfigReader& config, ModelDescription& model,
+                              bool tie_default) {
+  DecoderDims dims;
+  dims.vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
+  dims.hidden = config.require_int({"hidden_size"}, 1, k_max_width);
+  dims.layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  dims.heads =
+      read_head_shape(config, dims.hidden, {"num_attention_heads"}, {"num_key_value_heads"});
+  fill_decoder_basics(model, config, dims.vocab, dims.hidden, tie_default);
+  model.position = PositionKind::rope;
+  return dims;
+}
+
+std::vector<Norm> pre_norm_pair(std::int64_t hidden) {
+  return {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+}
+
+void set_moe(Block& block, const Moe& moe, std::int64_t hidden) {
+  block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
+  block.moe = moe;
+}
+
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config, std::int64_t vocab,
                          std::int64_t hidden, bool tie_default) {
   model.architecture = "decoder-only";

@@ -107,6 +107,23 @@ std::vector<std::string> read_string_list(const ConfigReader& config, std::strin
 void add_mtp_extras(ModelDescription& model, std::int64_t layer, std::int64_t vocab,
                     std::int64_t hidden, bool embedding_and_head_copies);
 
+/// The sizes every Llama-style decoder config gives: vocab_size, hidden_size, num_hidden_layers,
+/// num_attention_heads / num_key_value_heads / head_dim. Also fills the model's basics.
+struct DecoderDims {
+  std::int64_t vocab = 0;
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+  HeadShape heads;
+};
+DecoderDims read_decoder_dims(const ConfigReader& config, ModelDescription& model,
+                              bool tie_default);
+
+/// input_layernorm + post_attention_layernorm, the pre-norm pair of Llama-style layers.
+std::vector<Norm> pre_norm_pair(std::int64_t hidden);
+
+/// A layer whose FFN is the given MoE (no dense MLP).
+void set_moe(Block& block, const Moe& moe, std::int64_t hidden);
+
 /// Common top-level fields every decoder-only family sets.
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,
                          std::int64_t vocab, std::int64_t hidden, bool tie_default);

@@ -14,15 +14,12 @@ namespace trace::family {
 
 ModelDescription build_glm4_moe(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t dense_width = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "GLM-4.5 (MoE decoder, shared expert, partial RoPE, MTP)";
-  model.position = PositionKind::rope;
   Moe moe = routed_experts(config, hidden, {"n_routed_experts"}, {"num_experts_per_tok"},
                            config.require_int({"moe_intermediate_size"}, 1, k_max_width));
   moe.num_shared_experts = config.int_or({"n_shared_experts"}, 0, 0, 1 << 16);
@@ -46,12 +43,11 @@ ModelDescription build_glm4_moe(const ConfigReader& config) {
       block.attention.k_norm = rms_norm("k_norm", shape.head_dim);
     }
     if (index >= first_dense) {
-      block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
-      block.moe = moe;
+      set_moe(block, moe, hidden);
     } else {
       block.mlp = Mlp{MlpKind::gated, moe.expert.activation, hidden, dense_width, false, false, false};
     }
-    block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+    block.norms = pre_norm_pair(hidden);
     return block;
   };
 
@@ -68,7 +64,7 @@ ModelDescription build_glm4_moe(const ConfigReader& config) {
     mtp.mtp = true;
     for (std::int64_t i = 0; i < mtp_layers; ++i) {
       mtp.blocks.push_back(make_block(layers + i));
-      add_mtp_extras(model, layers + i, vocab, hidden, true);
+      add_mtp_extras(model, layers + i, dims.vocab, hidden, true);
     }
     model.stacks.push_back(std::move(mtp));
     model.notes.push_back(fmt::format(

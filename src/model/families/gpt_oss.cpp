@@ -8,15 +8,12 @@ namespace trace::family {
 
 ModelDescription build_gpt_oss(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "gpt-oss (MoE decoder, attention sinks, alternating sliding/full attention)";
-  model.position = PositionKind::rope;
   Moe moe = routed_experts(config, hidden, {"num_local_experts"},
                            {"num_experts_per_tok", "experts_per_token"}, intermediate);
   moe.expert.up_bias = moe.expert.down_bias = true;
@@ -36,9 +33,8 @@ ModelDescription build_gpt_oss(const ConfigReader& config) {
     block.attention.sinks = true;
     block.attention.rotary_dim = shape.head_dim;
     block.attention.sliding_window = windows[static_cast<std::size_t>(i)];
-    block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
-    block.moe = moe;
-    block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+    set_moe(block, moe, hidden);
+    block.norms = pre_norm_pair(hidden);
     stack.blocks.push_back(std::move(block));
   }
   stack.final_norm = rms_norm("norm", hidden);

@@ -20,15 +20,12 @@ struct LlamaVariant {
 
 ModelDescription build_llama_like(const ConfigReader& config, const LlamaVariant& variant) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = variant.family;
-  model.position = PositionKind::rope;
 
   const std::vector<std::int64_t> windows = resolve_windows(config, layers, variant.windows);
   const std::int64_t rotary = rotary_dims(config, shape.head_dim);

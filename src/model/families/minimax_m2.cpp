@@ -9,15 +9,12 @@ namespace trace::family {
 
 ModelDescription build_minimax_m2(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "MiniMax-M2 (MoE decoder, QK-norm, partial RoPE, routing bias)";
-  model.position = PositionKind::rope;
   Moe moe = routed_experts(config, hidden, {"num_local_experts"}, {"num_experts_per_tok"},
                            intermediate);
   moe.router_correction_bias = config.bool_or("use_routing_bias", false);
@@ -43,9 +40,8 @@ ModelDescription build_minimax_m2(const ConfigReader& config) {
       block.attention.q_norm = rms_norm("q_norm", shape.num_heads * shape.head_dim);
       block.attention.k_norm = rms_norm("k_norm", shape.num_kv_heads * shape.head_dim);
     }
-    block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
-    block.moe = moe;
-    block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+    set_moe(block, moe, hidden);
+    block.norms = pre_norm_pair(hidden);
     stack.blocks.push_back(std::move(block));
   }
   stack.final_norm = rms_norm("norm", hidden);

@@ -8,15 +8,12 @@ namespace trace::family {
 
 ModelDescription build_phi(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "Phi (decoder-only, parallel attention+MLP, partial RoPE, LayerNorm, biases)";
-  model.position = PositionKind::rope;
   model.lm_head_bias = true;
   const bool qk_layernorm = config.bool_or("qk_layernorm", false);
   const std::int64_t rotary = rotary_dims(config, shape.head_dim);
@@ -44,15 +41,12 @@ ModelDescription build_phi(const ConfigReader& config) {
 
 ModelDescription build_phi3(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "Phi-3 (decoder-only, RoPE, RMSNorm, fused qkv and gate_up, SwiGLU)";
-  model.position = PositionKind::rope;
   const std::vector<std::int64_t> windows = resolve_windows(
       config, layers,
       {config.int_or({"sliding_window"}, 0, 0, k_max_positions), WindowRule::Pattern::all, 0});
@@ -68,7 +62,7 @@ ModelDescription build_phi3(const ConfigReader& config) {
     block.attention.sliding_window = windows[static_cast<std::size_t>(i)];
     block.mlp = Mlp{MlpKind::gated, config.optional_string("hidden_act").value_or("silu"), hidden,
                     intermediate, false, false, true};
-    block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
+    block.norms = pre_norm_pair(hidden);
     stack.blocks.push_back(std::move(block));
   }
   stack.final_norm = rms_norm("norm", hidden);

@@ -8,15 +8,12 @@ namespace trace::family {
 
 ModelDescription build_stablelm(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const DecoderDims dims = read_decoder_dims(config, model, false);
+  const std::int64_t hidden = dims.hidden;
+  const std::int64_t layers = dims.layers;
+  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const HeadShape shape =
-      read_head_shape(config, hidden, {"num_attention_heads"}, {"num_key_value_heads"});
-  fill_decoder_basics(model, config, vocab, hidden, false);
   model.family = "StableLM (decoder-only, partial RoPE, LayerNorm, SwiGLU)";
-  model.position = PositionKind::rope;
   const bool qkv_bias = config.bool_or("use_qkv_bias", false);
   const bool qk_layernorm = config.bool_or("qk_layernorm", false);
   const bool parallel = config.bool_or("use_parallel_residual", false);
