@@ -59,8 +59,11 @@ std::string render_table(const Report& report) {
   out += "\nMEMORY (" + sections::workload_line(report) + ")\n";
   append_table(out, sections::memory_table(report));
   out += "  " + sections::kv_line(report) + "\n";
-  out += "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, tensor "
-         "parallel for serving)\n";
+  out += fmt::format(
+      "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, {} for "
+      "serving)\n",
+      report.assumptions.expert_parallel ? "expert parallel (EP) for MoE, else tensor parallel"
+                                         : "tensor parallel");
   append_table(out, sections::cards_table(report));
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));

@@ -57,3 +57,21 @@ TEST_CASE("Llama-3.1-8B on a T4: serving needs two cards tensor-parallel", "[fit
   REQUIRE(fits[1].full_finetune.min_cards);
   CHECK(*fits[1].full_finetune.min_cards >= 2);
 }
+
+TEST_CASE("expert parallel: experts split over cards dividing the expert count", "[fit][moe]") {
+  trace::ModeMemory mode;
+  mode.fixed_bytes = 1'100;     // 100 overhead + 1,000 weights
+  mode.shardable_bytes = 1'000;
+  mode.expert_bytes = 800;      // of the weights, 800 are routed experts
+  mode.per_sequence_bytes = 50;
+  // n cards: 1,100 - 800 (replicated part) + 800 / n + 50. Budget 560: n = 2 gives 750, n = 3
+  // does not divide 8 experts, n = 4 gives 300 + 200 + 50 = 550.
+  const trace::ModeFit fit = trace::fit_expert_parallel(mode, 560, 8);
+  CHECK_FALSE(fit.fits);
+  REQUIRE(fit.min_cards);
+  CHECK(*fit.min_cards == 4);
+  CHECK(fit.bytes_per_card == 550);
+  CHECK(fit.strategy == "expert parallel");
+  // The replicated part alone is over budget: no expert split helps.
+  CHECK_FALSE(trace::fit_expert_parallel(mode, 340, 8).min_cards);
+}
