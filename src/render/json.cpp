@@ -157,6 +157,18 @@ std::string render_json(const Report& report) {
                        {"serve", fit_json(card.serve)}}}});
   }
   out["cards"] = cards;
+  if (!report.cards.empty()) {
+    // Serving concurrency on the first card listed (the one --gpu names first): how many
+    // requests of --context tokens fit beside the weights.
+    const CardFit& card = report.cards.front();
+    const ModeMemory& serve = report.memory.serve;
+    out["estimate"] = {{"gpu", card.id},
+                       {"context", report.assumptions.context},
+                       {"budget_bytes", card.budget_bytes},
+                       {"fixed_bytes", serve.fixed_bytes},
+                       {"per_request_bytes", serve.per_sequence_bytes},
+                       {"max_concurrency", card.serve.fits ? card.serve.max_batch : 0}};
+  }
   out["structure"] = layers_json(model);
   if (report.include_graph) {
     Json nodes = Json::array();

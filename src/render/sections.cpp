@@ -279,6 +279,19 @@ std::string kv_line(const Report& report) {
   return line;
 }
 
+std::string concurrency_line(const Report& report) {
+  if (report.cards.empty()) return "";
+  const CardFit& card = report.cards.front();
+  const ModeMemory& serve = report.memory.serve;
+  const std::int64_t concurrency = card.serve.fits ? card.serve.max_batch : 0;
+  return fmt::format(
+      "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} - weights "
+      "and overhead {}) / {} per request (KV + state)",
+      card.id, group_digits(report.assumptions.context), concurrency,
+      format_bytes(card.budget_bytes), format_bytes(serve.fixed_bytes),
+      format_bytes(serve.per_sequence_bytes));
+}
+
 std::vector<std::string> stored_extra_lines(const Report& report) {
   std::vector<std::string> lines;
   for (const StoredExtra& extra : report.model.stored_extras) {

@@ -30,5 +30,7 @@ std::string workload_line(const Report& report);
 /// "KV cache: 131,072 bytes per token (bf16) ..." under the memory table.
 std::string kv_line(const Report& report);
 std::vector<std::string> stored_extra_lines(const Report& report);
+/// "On h100-80gb at 1,048,576 tokens: 8 concurrent requests (...)" for the first card.
+std::string concurrency_line(const Report& report);
 
 }  // namespace trace::sections
