@@ -25,6 +25,7 @@ struct PlanOptions {
   std::string format = "table";
   std::string dtype;
   std::string kv_dtype = "bf16";
+  std::string ssm_dtype;
   std::vector<std::string> gpus;
   std::string gpu_table;
   std::int64_t cuda_context_mib = 512;
@@ -34,6 +35,46 @@ struct PlanOptions {
   std::string check_mode = "serve";
   std::int64_t check_cards = 1;
 };
+
+/// An error message as one line: messages quote user input (paths, model_type strings), which
+/// may hold newlines or other control characters.
+std::string one_line(std::string_view message) {
+  std::string line;
+  line.reserve(message.size());
+  for (const char c : message) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+      line += '?';
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
+/// Parses `args` (args[0] is the program name). Returns true when --help or --version was
+/// printed and the command is done. A usage error becomes a ConfigError, so run() reports it like
+/// every other bad input: one "trace: error: ..." line and exit 2 (CLI11's own report is two lines
+/// without the prefix).
+bool parse_command_line(CLI::App& app, const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  std::vector<const char*> argv;
+  argv.reserve(args.size());
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    return false;
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      app.exit(error, out, err);  // --help, --version
+      return true;
+    }
+    throw ConfigError(fmt::format("{}; run `{} --help` for usage", error.what(), app.get_name()));
+  }
+}
 
 Dtype require_dtype(const std::string& name, const char* flag) {
   if (const std::optional<Dtype> dtype = parse_dtype(name)) return *dtype;
@@ -59,6 +100,12 @@ void add_plan_options(CLI::App& app, PlanOptions& options) {
                  "serving weight dtype (" + dtype_names() + "); default: the checkpoint's, bf16 "
                  "for fp32 checkpoints");
   app.add_option("--kv-dtype", options.kv_dtype, "KV cache dtype")->capture_default_str();
+  app.add_option("--ssm-dtype", options.ssm_dtype,
+                 "Mamba SSM state dtype (fp32, fp16, bf16); default: the config's "
+                 "mamba_ssm_cache_dtype, else fp32");
+  app.add_flag("--ep", a.expert_parallel,
+               "serve MoE models expert-parallel when one card is not enough (experts split, "
+               "attention replicated) instead of tensor parallel");
   app.add_option("--headroom", a.headroom_fraction,
                  "share of usable card memory kept free for fragmentation")
       ->capture_default_str();
@@ -81,6 +128,9 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.source = config.source;
   request.assumptions = options.assumptions;
   request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
+  if (!options.ssm_dtype.empty()) {
+    request.assumptions.ssm_dtype = require_dtype(options.ssm_dtype, "--ssm-dtype");
+  }
   if (options.cuda_context_mib < 0 || options.cuda_context_mib > (1LL << 20)) {
     throw ConfigError("--cuda-context-mib must lie in 0..1048576");
   }
@@ -90,6 +140,17 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     request.serve_dtype_from_config = false;
   }
   request.gpu_ids = options.gpus;
+  if (request.gpu_ids.empty() && !options.gpu_table.empty()) {
+    // A custom table may share no card with the default set; report all of its cards then,
+    // rather than an empty "what fits".
+    bool has_default_card = false;
+    for (const std::string& id : default_report_gpus()) {
+      has_default_card = has_default_card || find_gpu(gpus, id) != nullptr;
+    }
+    if (!has_default_card) {
+      for (const GpuSpec& gpu : gpus.gpus) request.gpu_ids.push_back(gpu.id);
+    }
+  }
   request.include_graph = options.graph;
   return make_report(config.text, request, gpus);
 }
@@ -111,14 +172,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
   app.add_option("--format", options.format, "output format")
       ->check(CLI::IsMember({"table", "json", "markdown"}))
       ->capture_default_str();
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error, out, err);
-    return code == 0 ? k_exit_ok : k_exit_bad_input;
-  }
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const GpuCatalog gpus = load_catalog(options);
   const Report report = build_report(options, env, gpus);
   RenderOptions render_options;
@@ -137,13 +191,7 @@ int gpus_command(const std::vector<std::string>& args, std::ostream& out, std::o
   bool json = false;
   app.add_option("--gpu-table", table, "GPU table JSON replacing data/gpus.json");
   app.add_flag("--json", json, "print JSON");
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error, out, err) == 0 ? k_exit_ok : k_exit_bad_input;
-  }
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const GpuCatalog catalog =
       table.empty() ? builtin_gpu_catalog() : parse_gpu_catalog(read_text_file(table), table);
   if (json) {
@@ -172,7 +220,9 @@ int gpus_command(const std::vector<std::string>& args, std::ostream& out, std::o
   return k_exit_ok;
 }
 
-int models_command(std::ostream& out) {
+int models_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"List the bundled catalog and the supported model types.", "trace models"};
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
   for (const CatalogEntry& entry : catalog_entries()) out << entry.repo_id << "\n";
   out << "\nSupported model types:\n";
   for (const ArchitectureInfo& info : supported_architectures()) {
@@ -192,13 +242,7 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
       ->capture_default_str();
   app.add_option("--cards", options.check_cards, "cards available (sharded)")
       ->capture_default_str();
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error, out, err) == 0 ? k_exit_ok : k_exit_bad_input;
-  }
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
   if (options.gpus.size() != 1) throw ConfigError("trace check needs exactly one --gpu ID");
   if (options.check_cards < 1 || options.check_cards > k_max_cards) {
     throw ConfigError(fmt::format("--cards must lie in 1..{}", k_max_cards));
@@ -227,15 +271,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (args.size() >= 2) {
       const std::vector<std::string> rest(args.begin() + 1, args.end());
       if (args[1] == "gpus") return gpus_command(rest, out, err);
-      if (args[1] == "models") return models_command(out);
+      if (args[1] == "models") return models_command(rest, out, err);
       if (args[1] == "check") return check_command(rest, out, err, env);
     }
     return plan_command(args, out, err, env);
   } catch (const FetchError& error) {
-    err << "trace: error: " << error.what() << "\n";
+    err << "trace: error: " << one_line(error.what()) << "\n";
     return k_exit_network;
   } catch (const Error& error) {
-    err << "trace: error: " << error.what() << "\n";
+    err << "trace: error: " << one_line(error.what()) << "\n";
     return k_exit_bad_input;
   }
 }

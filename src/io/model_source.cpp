@@ -33,6 +33,14 @@ std::optional<std::string> read_ref(const fs::path& path) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
     text.pop_back();
   }
+  // The ref names a folder under snapshots/; anything but one plain name (a commit hash) could
+  // point outside the repo's folder.
+  if (!valid_repo_part(text)) {
+    throw ConfigError(fmt::format(
+        "the Hugging Face cache ref {} does not hold a commit hash; delete it and download the "
+        "model again",
+        path.string()));
+  }
   return text;
 }
 

@@ -119,8 +119,8 @@ std::optional<std::string> ConfigReader::optional_string(std::string_view key) c
 ConfigReader ConfigReader::child(std::string_view key) const {
   if (!has(key)) {
     throw ConfigError(fmt::format(
-        "config.json ({}): required key '{}' is missing; a {} config nests the language model "
-        "there",
+        "config.json ({}): required key '{}' is missing; a {} config nests that part of the "
+        "model's settings there (see the model's published config.json)",
         m_model_type, key_path(key), m_model_type));
   }
   const nlohmann::json& value = m_object.at(key);

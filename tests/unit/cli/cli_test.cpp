@@ -1,0 +1,380 @@
+// The command line in-process: the JSON contract "trace.plan/1" (docs/json.md), the table and
+// Markdown sections, the graph, help and version, `trace gpus`, `trace models`, `trace check`
+// exit codes and --gpu-table. Models come from the bundled catalog, with the HF cache pointed at
+// an empty folder so the real ~/.cache is never read.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
+#include "trace/version.hpp"
+
+namespace {
+
+using trace::test::CliResult;
+using trace::test::TempDir;
+
+constexpr const char* k_llama = "meta-llama/Llama-3.1-8B";
+constexpr std::int64_t k_llama_total = 8'030'261'248;  // published (docs/catalog.md)
+
+bool contains(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+// Runs trace with an empty HF cache; the folder lives as long as the call.
+CliResult run(const std::vector<std::string>& args) {
+  const TempDir dir;
+  trace::HubEnvironment env;
+  env.hf_hub_cache = dir.make_dir("hub");
+  return trace::test::run_cli(args, env);
+}
+
+nlohmann::json run_json(const std::vector<std::string>& args) {
+  const CliResult result = run(args);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+  CHECK(result.err.empty());
+  return nlohmann::json::parse(result.out);
+}
+
+bool has_line(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0 || contains(text, "\n" + prefix);
+}
+
+std::vector<std::string> node_names(const nlohmann::json& plan) {
+  std::vector<std::string> names;
+  for (const nlohmann::json& node : plan.at("graph").at("nodes")) {
+    names.push_back(node.at("name").get<std::string>());
+  }
+  return names;
+}
+
+bool has_name(const std::vector<std::string>& names, const std::string& name) {
+  for (const std::string& each : names) {
+    if (each == name) return true;
+  }
+  return false;
+}
+
+// A one-card GPU table in schema trace.gpus/1.
+std::string one_card_table(std::int64_t usable_bytes) {
+  const nlohmann::json table = {{"schema", "trace.gpus/1"},
+                                {"as_of", "2026-01-01"},
+                                {"gpus",
+                                 {{{"id", "Test-Card"},
+                                   {"aliases", {"tc"}},
+                                   {"name", "Test Card 1TB"},
+                                   {"vendor", "Test"},
+                                   {"memory_bytes_marketed", usable_bytes + (1LL << 30)},
+                                   {"memory_bytes_usable", usable_bytes},
+                                   {"memory_bandwidth_bytes_per_s", 1'000'000'000'000LL},
+                                   {"peak_tflops", {{"bf16", 100.0}}},
+                                   {"source", "unit test"},
+                                   {"as_of", "2026-01-01"}}}}};
+  return table.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("--json follows the trace.plan/1 contract", "[cli][json]") {
+  const nlohmann::json plan = run_json({k_llama, "--json"});
+  CHECK(plan.at("schema") == "trace.plan/1");
+  CHECK(plan.at("model").at("id") == k_llama);
+  CHECK(plan.at("model").at("model_type") == "llama");
+
+  const nlohmann::json& parameters = plan.at("parameters");
+  for (const char* key : {"total", "active", "mtp"}) {
+    INFO(key);
+    CHECK(parameters.at(key).is_number_integer());
+  }
+  CHECK(parameters.at("total") == k_llama_total);
+  CHECK(parameters.at("active") == k_llama_total);
+  CHECK(parameters.at("mtp") == 0);
+  std::int64_t component_sum = 0;
+  REQUIRE(parameters.at("by_component").is_object());
+  CHECK_FALSE(parameters.at("by_component").empty());
+  for (const auto& [name, count] : parameters.at("by_component").items()) {
+    INFO(name);
+    REQUIRE(count.is_number_integer());
+    CHECK(count.get<std::int64_t>() >= 0);
+    component_sum += count.get<std::int64_t>();
+  }
+  CHECK(component_sum == k_llama_total);
+
+  for (const char* mode : {"full_finetune", "lora", "serve"}) {
+    INFO(mode);
+    const nlohmann::json& memory = plan.at("memory").at(mode);
+    REQUIRE(memory.at("bytes").is_number_integer());
+    std::int64_t sum = 0;
+    for (const char* term : {"weights", "gradients", "optimizer", "activations", "kv_cache",
+                             "ssm_state", "overhead"}) {
+      INFO(term);
+      const nlohmann::json& value = memory.at("breakdown").at(term);
+      REQUIRE(value.is_number_integer());
+      CHECK(value.get<std::int64_t>() >= 0);
+      sum += value.get<std::int64_t>();
+    }
+    CHECK(sum == memory.at("bytes").get<std::int64_t>());
+    CHECK(memory.at("bytes").get<std::int64_t>() > 0);
+  }
+  // Serving holds no gradients or optimizer state; full fine-tuning does.
+  CHECK(plan["memory"]["serve"]["breakdown"]["gradients"] == 0);
+  CHECK(plan["memory"]["serve"]["breakdown"]["optimizer"] == 0);
+  CHECK(plan["memory"]["full_finetune"]["breakdown"]["optimizer"].get<std::int64_t>() > 0);
+
+  REQUIRE(plan.at("cards").is_array());
+  REQUIRE_FALSE(plan.at("cards").empty());
+  bool saw_h100 = false;
+  for (const nlohmann::json& card : plan.at("cards")) {
+    const std::string id = card.at("id").get<std::string>();
+    INFO(id);
+    saw_h100 = saw_h100 || id == "h100-80gb";
+    REQUIRE(card.at("memory_bytes").is_number_integer());
+    CHECK(card.at("memory_bytes").get<std::int64_t>() > 0);
+    for (const char* mode : {"full_finetune", "lora", "serve"}) {
+      INFO(mode);
+      const nlohmann::json& fit = card.at("modes").at(mode);
+      REQUIRE(fit.at("fits").is_boolean());
+      REQUIRE(fit.at("max_batch").is_number_integer());
+      const nlohmann::json& min_cards = fit.at("min_cards");
+      CHECK((min_cards.is_null() || min_cards.is_number_integer()));
+      // fits means batch 1 on one card: then max_batch >= 1 and one card is the minimum.
+      const bool fits = fit.at("fits").get<bool>();
+      CHECK(fits == (fit.at("max_batch").get<std::int64_t>() >= 1));
+      if (fits) {
+        CHECK(min_cards == 1);
+      } else {
+        CHECK((min_cards.is_null() || min_cards.get<std::int64_t>() > 1));
+      }
+    }
+  }
+  CHECK(saw_h100);
+}
+
+TEST_CASE("--json and --format json print the same object, deterministically", "[cli][json]") {
+  const CliResult flag = run({k_llama, "--json"});
+  const CliResult format = run({k_llama, "--format", "json"});
+  REQUIRE(flag.exit_code == 0);
+  CHECK(flag.out == format.out);
+  CHECK(run({k_llama, "--json"}).out == flag.out);
+}
+
+TEST_CASE("workload flags reach the plan", "[cli][json]") {
+  const nlohmann::json base = run_json({k_llama, "--json"});
+  const nlohmann::json longer = run_json({k_llama, "--json", "--context", "8192", "--seq-len",
+                                          "4096", "--batch", "2", "--lora-rank", "64"});
+  CHECK(longer["workload"]["context"] == 8192);
+  CHECK(longer["workload"]["seq_len"] == 4096);
+  CHECK(longer["workload"]["batch"] == 2);
+  CHECK(longer["workload"]["lora_rank"] == 64);
+  // The KV cache is linear in context; parameters do not depend on the workload.
+  CHECK(longer["memory"]["serve"]["breakdown"]["kv_cache"].get<std::int64_t>() ==
+        2 * base["memory"]["serve"]["breakdown"]["kv_cache"].get<std::int64_t>());
+  CHECK(longer["parameters"]["total"] == base["parameters"]["total"]);
+  CHECK(longer["memory"]["lora_trainable_params"].get<std::int64_t>() ==
+        4 * base["memory"]["lora_trainable_params"].get<std::int64_t>());
+  CHECK(longer["memory"]["full_finetune"]["bytes"].get<std::int64_t>() >
+        base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
+}
+
+TEST_CASE("--gpu selects the cards reported, by id or alias", "[cli][json]") {
+  const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
+  REQUIRE(plan.at("cards").size() == 2);
+  CHECK(plan["cards"][0]["id"] == "h100-80gb");
+  CHECK(plan["cards"][1]["id"] == "t4");
+}
+
+TEST_CASE("the table report has its sections in order", "[cli][table]") {
+  const CliResult result = run({k_llama});
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.err.empty());
+  std::size_t previous = 0;
+  for (const char* section : {"MODEL", "PARAMETERS", "MEMORY", "WHAT FITS", "STRUCTURE"}) {
+    INFO(section);
+    CHECK(has_line(result.out, section));
+    const std::size_t at = result.out.find(std::string("\n") + section);
+    const std::size_t position = result.out.rfind(section, 0) == 0 ? 0 : at;
+    CHECK(position >= previous);
+    previous = position;
+  }
+  CHECK_FALSE(has_line(result.out, "GRAPH"));
+  CHECK(contains(result.out, "8,030,261,248"));
+  // --plan is the default action: the same output.
+  CHECK(run({k_llama, "--plan"}).out == result.out);
+}
+
+TEST_CASE("--format markdown starts with the plan title", "[cli][markdown]") {
+  const CliResult result = run({k_llama, "--format", "markdown"});
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.rfind("# trace plan", 0) == 0);
+  CHECK(contains(result.out, k_llama));
+}
+
+TEST_CASE("--graph adds the layer graph; only learned positions have embed_positions",
+          "[cli][graph]") {
+  const CliResult table = run({k_llama, "--graph"});
+  REQUIRE(table.exit_code == 0);
+  CHECK(has_line(table.out, "GRAPH"));
+
+  const nlohmann::json llama = run_json({k_llama, "--graph", "--json"});
+  const std::vector<std::string> llama_nodes = node_names(llama);
+  CHECK(has_name(llama_nodes, "embed_tokens"));
+  CHECK_FALSE(has_name(llama_nodes, "embed_positions"));  // RoPE: no position table
+
+  const nlohmann::json gpt2 = run_json({"openai-community/gpt2", "--graph", "--json"});
+  CHECK(has_name(node_names(gpt2), "embed_positions"));
+  CHECK(gpt2["model"]["position_embedding"] == "learned");
+  CHECK(llama["model"]["position_embedding"] == "rope");
+
+  // Without --graph the JSON has no graph.
+  CHECK_FALSE(run_json({k_llama, "--json"}).contains("graph"));
+}
+
+TEST_CASE("--help and --version exit 0 on stdout", "[cli][help]") {
+  const CliResult help = run({"--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.err.empty());
+  for (const char* flag : {"--seq-len", "--context", "--lora-rank", "--json", "--gpu", "--batch"}) {
+    INFO(flag);
+    CHECK(contains(help.out, flag));
+  }
+  const CliResult version = run({"--version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.err.empty());
+  CHECK(contains(version.out, std::string(trace::k_version)));
+
+  const CliResult check_help = run({"check", "--help"});
+  CHECK(check_help.exit_code == 0);
+  CHECK(contains(check_help.out, "--mode"));
+  CHECK(run({"gpus", "--help"}).exit_code == 0);
+  CHECK(run({"models", "--help"}).exit_code == 0);
+}
+
+TEST_CASE("trace gpus lists the table", "[cli][gpus]") {
+  const CliResult table = run({"gpus"});
+  REQUIRE(table.exit_code == 0);
+  CHECK(contains(table.out, "h100-80gb"));
+  CHECK(contains(table.out, "t4"));
+  const nlohmann::json list = run_json({"gpus", "--json"});
+  REQUIRE(list.is_array());
+  bool saw_h100 = false;
+  for (const nlohmann::json& gpu : list) {
+    saw_h100 = saw_h100 || gpu.at("id") == "h100-80gb";
+    CHECK(gpu.at("memory_bytes").get<std::int64_t>() > 0);
+    CHECK(gpu.at("memory_bytes").get<std::int64_t>() <=
+          gpu.at("memory_bytes_marketed").get<std::int64_t>());
+  }
+  CHECK(saw_h100);
+}
+
+TEST_CASE("trace models lists the catalog and the model types", "[cli][models]") {
+  const CliResult result = run({"models"});
+  REQUIRE(result.exit_code == 0);
+  CHECK(has_line(result.out, k_llama));
+  CHECK(contains(result.out, "openai-community/gpt2"));
+  CHECK(contains(result.out, "llama"));
+  CHECK(contains(result.out, "gpt2"));
+  CHECK(run({"models", "--bogus"}).exit_code == trace::cli::k_exit_bad_input);
+}
+
+TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
+  const CliResult serve = run({"check", k_llama, "--gpu", "h100", "--mode", "serve"});
+  INFO(serve.err);
+  CHECK(serve.exit_code == trace::cli::k_exit_ok);
+  CHECK(serve.out.rfind("fits", 0) == 0);
+  CHECK(serve.err.empty());
+
+  const CliResult full = run({"check", k_llama, "--gpu", "t4", "--mode", "full"});
+  CHECK(full.exit_code == trace::cli::k_exit_does_not_fit);
+  CHECK(full.out.rfind("does not fit", 0) == 0);
+  CHECK(full.err.empty());
+
+  // --cards: the plan's min_cards for the same job is exactly the threshold.
+  const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "t4"});
+  const nlohmann::json& min_cards = plan["cards"][0]["modes"]["full_finetune"]["min_cards"];
+  REQUIRE(min_cards.is_number_integer());
+  const std::int64_t needed = min_cards.get<std::int64_t>();
+  REQUIRE(needed > 1);
+  CHECK(run({"check", k_llama, "--gpu", "t4", "--mode", "full", "--cards", std::to_string(needed)})
+            .exit_code == trace::cli::k_exit_ok);
+  CHECK(run({"check", k_llama, "--gpu", "t4", "--mode", "full", "--cards",
+             std::to_string(needed - 1)})
+            .exit_code == trace::cli::k_exit_does_not_fit);
+}
+
+TEST_CASE("--gpu-table replaces the built-in table", "[cli][gpu_table]") {
+  const TempDir dir;
+  const std::int64_t usable = 1LL << 40;  // 1 TiB: everything about a 1B model fits
+  const std::string table = dir.write("gpus.json", one_card_table(usable));
+
+  const nlohmann::json plan = run_json({"meta-llama/Llama-3.2-1B", "--json", "--gpu-table", table});
+  REQUIRE(plan.at("cards").size() == 1);  // the default set keeps only cards the table has
+  const nlohmann::json& card = plan["cards"][0];
+  CHECK(card["id"] == "test-card");
+  CHECK(card["memory_bytes"] == usable);
+  for (const char* mode : {"full_finetune", "lora", "serve"}) {
+    INFO(mode);
+    CHECK(card["modes"][mode]["fits"] == true);
+  }
+  // Its alias works for --gpu and for trace check; a built-in card is then unknown.
+  CHECK(run_json({"meta-llama/Llama-3.2-1B", "--json", "--gpu-table", table, "--gpu",
+                  "tc"})["cards"][0]["id"] == "test-card");
+  CHECK(run({"check", "meta-llama/Llama-3.2-1B", "--gpu-table", table, "--gpu", "test-card",
+             "--mode", "full"})
+            .exit_code == trace::cli::k_exit_ok);
+  const CliResult unknown = run({"meta-llama/Llama-3.2-1B", "--gpu-table", table, "--gpu", "h100"});
+  CHECK(unknown.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(contains(unknown.err, "h100"));
+
+  const CliResult listed = run({"gpus", "--gpu-table", table});
+  REQUIRE(listed.exit_code == 0);
+  CHECK(contains(listed.out, "test-card"));
+  CHECK_FALSE(contains(listed.out, "h100-80gb"));
+}
+
+TEST_CASE("a malformed GPU table exits 2 with one line naming it", "[cli][gpu_table]") {
+  const TempDir dir;
+  const nlohmann::json valid = nlohmann::json::parse(one_card_table(1LL << 40));
+  std::vector<std::pair<std::string, std::string>> cases{
+      {"invalid JSON", "{\"gpus\": ["},
+      {"not an object", "[]"},
+      {"no gpus list", R"({"as_of": "2026-01-01"})"},
+      {"an empty list", R"({"gpus": []})"},
+  };
+  nlohmann::json no_id = valid;
+  no_id["gpus"][0].erase("id");
+  cases.emplace_back("a row without id", no_id.dump());
+  nlohmann::json no_memory = valid;
+  no_memory["gpus"][0].erase("memory_bytes_usable");
+  cases.emplace_back("a row without usable memory", no_memory.dump());
+  nlohmann::json negative = valid;
+  negative["gpus"][0]["memory_bytes_usable"] = -1;
+  cases.emplace_back("negative memory", negative.dump());
+  nlohmann::json too_much = valid;
+  too_much["gpus"][0]["memory_bytes_usable"] =
+      valid["gpus"][0]["memory_bytes_marketed"].get<std::int64_t>() + 1;
+  cases.emplace_back("usable above marketed", too_much.dump());
+  nlohmann::json duplicate = valid;
+  duplicate["gpus"].push_back(valid["gpus"][0]);
+  cases.emplace_back("a duplicate id", duplicate.dump());
+
+  int index = 0;
+  for (const auto& [what, text] : cases) {
+    INFO(what);
+    const std::string path = dir.write("table-" + std::to_string(index++) + ".json", text);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{k_llama, "--gpu-table", path},
+          std::vector<std::string>{"gpus", "--gpu-table", path}}) {
+      const CliResult result = run(args);
+      INFO("stderr: " << result.err);
+      CHECK(result.exit_code == trace::cli::k_exit_bad_input);
+      CHECK(result.out.empty());
+      CHECK(trace::test::line_count(result.err) == 1);
+      CHECK(result.err.rfind("trace: error: ", 0) == 0);
+      CHECK(contains(result.err, path));
+    }
+  }
+}
