@@ -79,7 +79,7 @@ std::string one_card_table(std::int64_t usable_bytes) {
 
 }  // namespace
 
-TEST_CASE("--json follows the trace.plan/1 contract", "[cli][json]") {
+TEST_CASE("option --json follows the trace.plan/1 contract", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json"});
   CHECK(plan.at("schema") == "trace.plan/1");
   CHECK(plan.at("model").at("id") == k_llama);
@@ -154,7 +154,7 @@ TEST_CASE("--json follows the trace.plan/1 contract", "[cli][json]") {
   CHECK(saw_h100);
 }
 
-TEST_CASE("--json and --format json print the same object, deterministically", "[cli][json]") {
+TEST_CASE("option --json and --format json print the same object, deterministically", "[cli][json]") {
   const CliResult flag = run({k_llama, "--json"});
   const CliResult format = run({k_llama, "--format", "json"});
   REQUIRE(flag.exit_code == 0);
@@ -180,7 +180,7 @@ TEST_CASE("workload flags reach the plan", "[cli][json]") {
         base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
 }
 
-TEST_CASE("--gpu selects the cards reported, by id or alias", "[cli][json]") {
+TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
   REQUIRE(plan.at("cards").size() == 2);
   CHECK(plan["cards"][0]["id"] == "h100-80gb");
@@ -206,14 +206,14 @@ TEST_CASE("the table report has its sections in order", "[cli][table]") {
   CHECK(run({k_llama, "--plan"}).out == result.out);
 }
 
-TEST_CASE("--format markdown starts with the plan title", "[cli][markdown]") {
+TEST_CASE("option --format markdown starts with the plan title", "[cli][markdown]") {
   const CliResult result = run({k_llama, "--format", "markdown"});
   REQUIRE(result.exit_code == 0);
   CHECK(result.out.rfind("# trace plan", 0) == 0);
   CHECK(contains(result.out, k_llama));
 }
 
-TEST_CASE("--graph adds the layer graph; only learned positions have embed_positions",
+TEST_CASE("option --graph adds the layer graph; only learned positions have embed_positions",
           "[cli][graph]") {
   const CliResult table = run({k_llama, "--graph"});
   REQUIRE(table.exit_code == 0);
@@ -233,7 +233,7 @@ TEST_CASE("--graph adds the layer graph; only learned positions have embed_posit
   CHECK_FALSE(run_json({k_llama, "--json"}).contains("graph"));
 }
 
-TEST_CASE("--help and --version exit 0 on stdout", "[cli][help]") {
+TEST_CASE("option --help and --version exit 0 on stdout", "[cli][help]") {
   const CliResult help = run({"--help"});
   CHECK(help.exit_code == 0);
   CHECK(help.err.empty());
@@ -305,7 +305,7 @@ TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
             .exit_code == trace::cli::k_exit_does_not_fit);
 }
 
-TEST_CASE("--gpu-table replaces the built-in table", "[cli][gpu_table]") {
+TEST_CASE("option --gpu-table replaces the built-in table", "[cli][gpu_table]") {
   const TempDir dir;
   const std::int64_t usable = 1LL << 40;  // 1 TiB: everything about a 1B model fits
   const std::string table = dir.write("gpus.json", one_card_table(usable));
