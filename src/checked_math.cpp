@@ -9,7 +9,8 @@ namespace trace {
 namespace {
 [[noreturn]] void overflow(std::string_view what) {
   throw ConfigError(fmt::format(
-      "{} is too large to represent (over 9.2e18); check the config for absurd sizes", what));
+      "{}: too large to represent (over 9.2e18); check the config and flags for absurd sizes",
+      what));
 }
 }  // namespace
 

@@ -27,20 +27,36 @@ std::optional<double> optional_positive(const nlohmann::json& object, const char
   return value > 0 ? std::optional<double>(value) : std::nullopt;
 }
 
+std::string string_or(const nlohmann::json& object, const char* key, std::string fallback,
+                      std::string_view where) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  if (!it->is_string()) throw ConfigError(fmt::format("{}: key '{}' must be a string", where, key));
+  return it->get<std::string>();
+}
+
+GpuCatalog parse_gpu_catalog_document(const nlohmann::json& document, std::string_view origin);
+
 }  // namespace
 
 GpuCatalog parse_gpu_catalog(std::string_view json_text, std::string_view origin) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
     throw ConfigError(fmt::format("GPU table {} is not valid JSON: {}", origin, error.what()));
   }
+  return parse_gpu_catalog_document(document, origin);
+}
+
+namespace {
+
+GpuCatalog parse_gpu_catalog_document(const nlohmann::json& document, std::string_view origin) {
   if (!document.is_object() || !document.contains("gpus") || !document["gpus"].is_array()) {
     throw ConfigError(fmt::format("GPU table {} must be an object with a 'gpus' list", origin));
   }
   GpuCatalog catalog;
-  catalog.as_of = document.value("as_of", "");
+  catalog.as_of = string_or(document, "as_of", "", fmt::format("GPU table {}", origin));
   std::set<std::string> names;
   std::size_t index = 0;
   for (const nlohmann::json& row : document["gpus"]) {
@@ -50,8 +66,8 @@ GpuCatalog parse_gpu_catalog(std::string_view json_text, std::string_view origin
     }
     GpuSpec gpu;
     gpu.id = to_lower(row["id"].get<std::string>());
-    gpu.name = row.value("name", gpu.id);
-    gpu.vendor = row.value("vendor", "");
+    gpu.name = string_or(row, "name", gpu.id, where);
+    gpu.vendor = string_or(row, "vendor", "", where);
     gpu.memory_bytes_marketed = positive_int(row, "memory_bytes_marketed", where);
     gpu.memory_bytes_usable = positive_int(row, "memory_bytes_usable", where);
     if (gpu.memory_bytes_usable > gpu.memory_bytes_marketed) {
@@ -68,17 +84,15 @@ GpuCatalog parse_gpu_catalog(std::string_view json_text, std::string_view origin
       gpu.fp8_tflops = optional_positive(row["peak_tflops"], "fp8");
     }
     gpu.price_usd_per_hour = optional_positive(row, "price_usd_per_hour");
-    gpu.source = row.value("source", "");
+    gpu.source = string_or(row, "source", "", where);
     if (row.contains("aliases") && row["aliases"].is_array()) {
       for (const nlohmann::json& alias : row["aliases"]) {
         if (alias.is_string()) gpu.aliases.push_back(to_lower(alias.get<std::string>()));
       }
     }
-    for (const std::string& name : [&] {
-           std::vector<std::string> all{gpu.id};
-           all.insert(all.end(), gpu.aliases.begin(), gpu.aliases.end());
-           return all;
-         }()) {
+    std::set<std::string> own{gpu.id};
+    own.insert(gpu.aliases.begin(), gpu.aliases.end());  // an alias may repeat its own id
+    for (const std::string& name : own) {
       if (!names.insert(name).second) {
         throw ConfigError(fmt::format("{}: name '{}' is used by two cards", where, name));
       }
@@ -88,6 +102,8 @@ GpuCatalog parse_gpu_catalog(std::string_view json_text, std::string_view origin
   if (catalog.gpus.empty()) throw ConfigError(fmt::format("GPU table {} lists no GPUs", origin));
   return catalog;
 }
+
+}  // namespace
 
 const GpuCatalog& builtin_gpu_catalog() {
   static const GpuCatalog catalog = [] {

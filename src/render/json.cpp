@@ -1,6 +1,7 @@
 // JSON contract "trace.plan/1": scripts and checks read these keys; add freely, rename nothing.
 #include <nlohmann/json.hpp>
 
+#include "trace/checked_math.hpp"
 #include "trace/dtype.hpp"
 #include "trace/render/render.hpp"
 
@@ -110,7 +111,8 @@ std::string render_json(const Report& report) {
     extras.push_back({{"name", extra.name},
                       {"count", extra.count},
                       {"elements_each", extra.elements_each},
-                      {"elements", extra.count * extra.elements_each},
+                      {"elements", checked_mul(extra.count, extra.elements_each,
+                                               "a stored extra tensor's size")},
                       {"dtype", extra.dtype},
                       {"certain", extra.certain},
                       {"note", extra.note}});

@@ -54,3 +54,20 @@ TEST_CASE("a custom table is validated", "[gpus]") {
       "x.json");
   CHECK(trace::find_gpu(one, "mine") != nullptr);
 }
+
+TEST_CASE("malformed tables end in ConfigError, never an internal error", "[gpus]") {
+  const char* tables[] = {
+      R"({"as_of": 5, "gpus": [{"id": "a", "memory_bytes_marketed": 10, "memory_bytes_usable": 9}]})",
+      R"({"gpus": [{"id": "a", "name": 5, "memory_bytes_marketed": 10, "memory_bytes_usable": 9}]})",
+      R"({"gpus": [1e400]})",
+  };
+  for (const char* table : tables) {
+    INFO(table);
+    CHECK_THROWS_AS(trace::parse_gpu_catalog(table, "x.json"), trace::ConfigError);
+  }
+  // An alias repeating the card's own id is harmless.
+  CHECK(trace::parse_gpu_catalog(
+            R"({"gpus": [{"id": "a", "aliases": ["a", "A"], "memory_bytes_marketed": 10, "memory_bytes_usable": 9}]})",
+            "x.json")
+            .gpus.size() == 1);
+}
