@@ -140,17 +140,8 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     request.serve_dtype_from_config = false;
   }
   request.gpu_ids = options.gpus;
-  if (request.gpu_ids.empty() && !options.gpu_table.empty()) {
-    // A custom table may share no card with the default set; report all of its cards then,
-    // rather than an empty "what fits".
-    bool has_default_card = false;
-    for (const std::string& id : default_report_gpus()) {
-      has_default_card = has_default_card || find_gpu(gpus, id) != nullptr;
-    }
-    if (!has_default_card) {
-      for (const GpuSpec& gpu : gpus.gpus) request.gpu_ids.push_back(gpu.id);
-    }
-  }
+  // With no --gpu, make_report picks the default cards, or every card of a custom table that
+  // has none of them.
   request.include_graph = options.graph;
   return make_report(config.text, request, gpus);
 }

@@ -358,10 +358,7 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.breakdown.ssm_state =
       checked_mul(estimate.ssm_state_bytes_per_sequence, a.concurrency, "the SSM state");
   serve.shardable_bytes = serve.breakdown.weights;
-  std::int64_t routed = 0;
-  for (const auto& [component, count] : params.by_component) {
-    if (component == "experts") routed = count;
-  }
+  const std::int64_t routed = component_count(params, "experts");
   serve.expert_bytes = a.serve_expert_bytes >= 0 ? a.serve_expert_bytes
                                                  : bytes_for(routed, a.serve_weight_dtype);
   serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);

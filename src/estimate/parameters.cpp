@@ -163,6 +163,13 @@ std::int64_t block_active_params(const Block& block) {
   return block_params(block) - moe.total + moe.active;
 }
 
+std::int64_t component_count(const ParameterCount& count, std::string_view component) {
+  for (const auto& [name, params] : count.by_component) {
+    if (name == component) return params;
+  }
+  return 0;
+}
+
 ParameterCount count_parameters(const ModelDescription& model) {
   Tally tally;
   const std::int64_t token_embedding = checked_mul(model.vocab_size, model.embedding_dim);

@@ -143,17 +143,14 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   std::map<std::string, std::int64_t> bytes_by_dtype;     // dtype -> bytes
   std::map<std::string, std::int64_t> elements_by_dtype;  // dtype -> elements
   const auto add = [&](const std::string& dtype, std::int64_t elements, std::int64_t bytes_each) {
+    const std::int64_t bytes = checked_mul(elements, bytes_each, "the storage size");
     elements_by_dtype[dtype] = checked_add(elements_by_dtype[dtype], elements, "the storage size");
-    bytes_by_dtype[dtype] = checked_add(bytes_by_dtype[dtype],
-                                        checked_mul(elements, bytes_each, "the storage size"),
-                                        "the storage size");
+    bytes_by_dtype[dtype] = checked_add(bytes_by_dtype[dtype], bytes, "the storage size");
+    storage.bytes = checked_add(storage.bytes, bytes, "the storage size");
   };
   if (model.torch_dtype.empty()) storage.notes.push_back("config gives no torch_dtype: BF16 assumed");
 
-  std::int64_t routed_expert_params = 0;
-  for (const auto& [component, count] : params.by_component) {
-    if (component == "experts") routed_expert_params = count;
-  }
+  const std::int64_t routed_expert_params = component_count(params, "experts");
   // Router correction biases are F32 buffers whatever the checkpoint's dtype.
   add("F32", params.router_bias_buffers, 4);
   const std::int64_t unbuffered = params.total - params.router_bias_buffers;
@@ -165,15 +162,10 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     const Quantization& q = *model.quantization;
     storage.format = format_name(q.format);
     std::int64_t expert_bytes_before = 0;
-    const auto total_bytes = [&] {
-      std::int64_t sum = 0;
-      for (const auto& [dtype, bytes] : bytes_by_dtype) sum += bytes;
-      return sum;
-    };
     std::int64_t quantized_expert_values = 0;
     for (const Matrix& m : layer_matrices(model)) {
       if (!quantized(q, m.role)) continue;
-      if (m.role == Role::expert) expert_bytes_before = total_bytes();
+      if (m.role == Role::expert) expert_bytes_before = storage.bytes;
       const std::int64_t values = checked_product({m.rows, m.cols, m.count}, "the storage size");
       storage.quantized_values = checked_add(storage.quantized_values, values);
       const std::int64_t groups =
@@ -224,7 +216,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           break;
       }
       if (m.role == Role::expert) {
-        storage.routed_expert_bytes += total_bytes() - expert_bytes_before;
+        storage.routed_expert_bytes += storage.bytes - expert_bytes_before;
         quantized_expert_values += values;
       }
     }
@@ -251,10 +243,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   for (const auto& [dtype, elements] : elements_by_dtype) {
     storage.stored_elements = checked_add(storage.stored_elements, elements);
   }
-  for (const auto& [dtype, bytes] : bytes_by_dtype) {
-    storage.bytes = checked_add(storage.bytes, bytes);
-    storage.by_dtype.emplace_back(dtype, bytes);
-  }
+  for (const auto& [dtype, bytes] : bytes_by_dtype) storage.by_dtype.emplace_back(dtype, bytes);
   std::sort(storage.by_dtype.begin(), storage.by_dtype.end(),
             [](const auto& a, const auto& b) { return a.second > b.second; });
   return storage;

@@ -3,6 +3,7 @@
 /// each once (a tied head is the embedding matrix, counted once). Formulas: docs/parameters.md.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct ParameterCount {
   /// experts, shared_experts, router, norm, head, vision, mtp, other. Sums to total.
   std::vector<std::pair<std::string, std::int64_t>> by_component;
 };
+
+/// One by_component bucket's count (0 for an unknown name).
+std::int64_t component_count(const ParameterCount& count, std::string_view component);
 
 /// Counts every parameter of the model. Throws ConfigError if a count overflows int64.
 ParameterCount count_parameters(const ModelDescription& model);

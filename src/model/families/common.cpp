@@ -18,7 +18,8 @@ Norm layer_norm(std::string name, std::int64_t dim, bool bias) {
 HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
                           std::initializer_list<std::string_view> heads_keys,
                           std::initializer_list<std::string_view> kv_heads_keys,
-                          bool explicit_head_dim_allowed) {
+                          bool explicit_head_dim_allowed,
+                          std::optional<std::int64_t> default_head_dim) {
   HeadShape shape;
   shape.num_heads = config.require_int(heads_keys, 1, k_max_heads);
   shape.num_kv_heads = kv_heads_keys.size() == 0
@@ -35,6 +36,8 @@ HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
       explicit_head_dim_allowed ? config.optional_int({"head_dim"}, 1, k_max_width) : std::nullopt;
   if (head_dim) {
     shape.head_dim = *head_dim;
+  } else if (default_head_dim) {
+    shape.head_dim = *default_head_dim;
   } else {
     if (hidden % shape.num_heads != 0) {
       throw ConfigError(fmt::format(

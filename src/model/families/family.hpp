@@ -59,10 +59,13 @@ struct HeadShape {
   std::int64_t num_kv_heads = 0;
   std::int64_t head_dim = 0;
 };
+/// head_dim comes from the `head_dim` key when `explicit_head_dim_allowed`, else
+/// `default_head_dim` when given (Gemma's config classes default it to 256), else hidden / heads.
 HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
                           std::initializer_list<std::string_view> heads_keys,
                           std::initializer_list<std::string_view> kv_heads_keys,
-                          bool explicit_head_dim_allowed = true);
+                          bool explicit_head_dim_allowed = true,
+                          std::optional<std::int64_t> default_head_dim = std::nullopt);
 
 /// Self-attention over a residual stream of `hidden`.
 Attention self_attention(std::int64_t hidden, const HeadShape& shape, bool qkv_bias, bool o_bias);

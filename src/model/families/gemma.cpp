@@ -19,10 +19,9 @@ ModelDescription build_gemma_like(const ConfigReader& config, Generation generat
   const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
   // Gemma's config classes default head_dim to 256, not hidden / heads (gemma-7b: 16 x 256 wide
-  // queries on a 3072 residual), so the head width never comes from hidden / heads here.
-  const std::int64_t head_dim = config.int_or({"head_dim"}, 256, 1, k_max_width);
-  const HeadShape shape = read_head_shape(config, head_dim * config.require_int({"num_attention_heads"}, 1, k_max_heads),
-                                          {"num_attention_heads"}, {"num_key_value_heads"}, false);
+  // queries on a 3072 residual).
+  const HeadShape shape = read_head_shape(config, hidden, {"num_attention_heads"},
+                                          {"num_key_value_heads"}, true, 256);
   fill_decoder_basics(model, config, vocab, hidden, true);
   if (!config.has("head_dim")) {
     model.notes.push_back("head_dim absent: transformers' Gemma config default 256 used");

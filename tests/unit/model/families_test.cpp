@@ -106,3 +106,12 @@ TEST_CASE("tied and untied heads differ by exactly vocab x hidden", "[golden]") 
       trace::count_parameters(trace::parse_model_config(config.dump())).total;
   CHECK(untied - tied == 128'256LL * 2'048);
 }
+
+TEST_CASE("Gemma without head_dim uses the config class default 256, not hidden / heads",
+          "[golden][gemma]") {
+  // gemma-7b: hidden 3072, 16 heads x 256 (3072 / 16 would be 192).
+  nlohmann::json config =
+      nlohmann::json::parse(trace::test::config_text("google--gemma-7b.reconstructed.json"));
+  config.erase("head_dim");
+  CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total == 8'537'680'896);
+}
