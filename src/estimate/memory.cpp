@@ -65,10 +65,10 @@ std::int64_t ffn_saved_values(const Block& block) {
 // output, the gated norm's two inputs and out_proj's input (same method as the attention terms).
 std::int64_t ssm_saved_values(const Ssm& ssm) {
   const std::int64_t conv = ssm.conv_channels();
-  if (ssm.kind == SsmKind::mamba2) {
-    return ssm.hidden + (ssm.inner + conv + ssm.num_heads) + conv + 3 * ssm.inner;
+  if (ssm.kind == SsmKind::mamba1) {
+    return ssm.hidden + 2 * ssm.inner + ssm.inner + (ssm.dt_rank + 2 * ssm.state) + 3 * ssm.inner;
   }
-  return ssm.hidden + 2 * ssm.inner + ssm.inner + (ssm.dt_rank + 2 * ssm.state) + 3 * ssm.inner;
+  return ssm.hidden + ssm.in_proj_width() + conv + 3 * ssm.inner;
 }
 
 std::int64_t linear_lora(std::int64_t in, std::int64_t out, std::int64_t rank) {
@@ -182,6 +182,7 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
     for (const Block& block : stack.blocks) {
+      if (block.shared_weights) continue;
       params = checked_add(params, attention_lora(block.attention, rank));
       if (block.cross_attention) {
         params = checked_add(params, attention_lora(*block.cross_attention, rank));
@@ -189,10 +190,7 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
       params = checked_add(params, mlp_lora(block.mlp, rank));
       if (block.ssm) {
         const Ssm& ssm = *block.ssm;
-        const std::int64_t in_width = ssm.kind == SsmKind::mamba2
-                                          ? ssm.inner + ssm.conv_channels() + ssm.num_heads
-                                          : 2 * ssm.inner;
-        params = checked_add(params, checked_add(linear_lora(ssm.hidden, in_width, rank),
+        params = checked_add(params, checked_add(linear_lora(ssm.hidden, ssm.in_proj_width(), rank),
                                                  linear_lora(ssm.inner, ssm.hidden, rank)));
       }
       if (block.moe) {
@@ -237,9 +235,9 @@ std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
       const std::int64_t conv = checked_product(
           {ssm.conv_kernel - 1, ssm.conv_channels(), conv_state_bytes}, "the SSM state");
       const std::int64_t state_elements =
-          ssm.kind == SsmKind::mamba2
-              ? checked_product({ssm.num_heads, ssm.head_dim, ssm.state}, "the SSM state")
-              : checked_mul(ssm.inner, ssm.state, "the SSM state");
+          ssm.kind == SsmKind::mamba1
+              ? checked_mul(ssm.inner, ssm.state, "the SSM state")
+              : checked_product({ssm.num_heads, ssm.head_dim, ssm.state}, "the SSM state");
       bytes = checked_add(bytes, checked_add(conv, bytes_for(state_elements, ssm_dtype)),
                           "the SSM state");
     }
@@ -273,11 +271,12 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
   }
   std::int64_t hidden_bytes = checked_product(
       {values_per_token, seq_len, assumptions.activation_bytes}, "the activation size");
-  // Mamba-2's chunked scan (SSD, Dao & Gu 2024) keeps one fp32 state per chunk for backward.
+  // Mamba-2's chunked scan (SSD, Dao & Gu 2024) keeps one fp32 state per chunk for backward; the
+  // chunked gated delta rule (Yang et al. 2024) does the same with its own chunk length.
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
     for (const Block& block : stack.blocks) {
-      if (!block.ssm || block.ssm->kind != SsmKind::mamba2) continue;
+      if (!block.ssm || block.ssm->kind == SsmKind::mamba1) continue;
       const Ssm& ssm = *block.ssm;
       hidden_bytes = checked_add(
           hidden_bytes, checked_product({ceil_div(seq_len, ssm.chunk_size), ssm.num_heads,

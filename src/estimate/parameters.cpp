@@ -51,7 +51,9 @@ std::int64_t attention_params(const Attention& attention) {
   }
   const std::int64_t q_width = checked_mul(attention.num_heads, attention.head_dim);
   const std::int64_t kv_width = checked_mul(attention.num_kv_heads, attention.head_dim);
-  std::int64_t params = linear(attention.input_dim, q_width, attention.q_bias);
+  std::int64_t params = linear(attention.input_dim,
+                               attention.output_gate ? checked_mul(2, q_width) : q_width,
+                               attention.q_bias);
   params = checked_add(params, linear(attention.kv_input_dim, kv_width, attention.k_bias));
   params = checked_add(params, linear(attention.kv_input_dim, kv_width, attention.v_bias));
   params = checked_add(params, linear(q_width, attention.output_dim, attention.o_bias));
@@ -129,26 +131,33 @@ MoeParams moe_params(const Moe& moe) {
 std::int64_t ssm_params(const Ssm& ssm) {
   const std::int64_t h = ssm.hidden;
   const std::int64_t conv = ssm.conv_channels();
-  std::int64_t params = 0;
-  if (ssm.kind == SsmKind::mamba2) {
-    // in_proj -> z (inner), xBC (conv channels), dt (heads); conv1d; A_log, D, dt_bias per head;
-    // gated RMSNorm over inner; out_proj.
-    params = linear(h, ssm.inner + conv + ssm.num_heads, ssm.proj_bias);
-    params = checked_add(params, checked_mul(conv, ssm.conv_kernel) + (ssm.conv_bias ? conv : 0));
-    params = checked_add(params, 3 * ssm.num_heads);
-    if (ssm.gated_norm) params = checked_add(params, ssm.inner);
-  } else {
-    // in_proj -> x, z; conv1d; x_proj -> dt, B, C; dt_proj (+bias); A_log [inner, N]; D.
-    params = linear(h, 2 * ssm.inner, ssm.proj_bias);
-    params = checked_add(params, checked_mul(conv, ssm.conv_kernel) + (ssm.conv_bias ? conv : 0));
-    params = checked_add(params, linear(ssm.inner, ssm.dt_rank + 2 * ssm.state, false));
-    params = checked_add(params, linear(ssm.dt_rank, ssm.inner, true));
-    params = checked_add(params, checked_mul(ssm.inner, ssm.state) + ssm.inner);
+  // in_proj (all splits), then the depthwise conv1d.
+  std::int64_t params = linear(h, ssm.in_proj_width(), ssm.proj_bias);
+  params = checked_add(params, checked_mul(conv, ssm.conv_kernel) + (ssm.conv_bias ? conv : 0));
+  switch (ssm.kind) {
+    case SsmKind::mamba2:
+      // A_log, D, dt_bias per head; gated RMSNorm over inner.
+      params = checked_add(params, 3 * ssm.num_heads);
+      if (ssm.gated_norm) params = checked_add(params, ssm.inner);
+      break;
+    case SsmKind::gated_delta_net:
+      // A_log and dt_bias per value head; gated RMSNorm over one value head, shared by all.
+      params = checked_add(params, 2 * ssm.num_heads);
+      if (ssm.gated_norm) params = checked_add(params, ssm.head_dim);
+      break;
+    case SsmKind::mamba1:
+      // x_proj -> dt, B, C; dt_proj (+bias); A_log [inner, N]; D; Jamba's dt/B/C RMSNorms.
+      params = checked_add(params, linear(ssm.inner, ssm.dt_rank + 2 * ssm.state, false));
+      params = checked_add(params, linear(ssm.dt_rank, ssm.inner, true));
+      params = checked_add(params, checked_mul(ssm.inner, ssm.state) + ssm.inner);
+      if (ssm.dt_bc_norms) params = checked_add(params, ssm.dt_rank + 2 * ssm.state);
+      break;
   }
   return checked_add(params, linear(ssm.inner, h, ssm.proj_bias));
 }
 
 std::int64_t block_params(const Block& block) {
+  if (block.shared_weights) return 0;
   std::int64_t params = checked_add(attention_params(block.attention), mlp_params(block.mlp));
   if (block.ssm) params = checked_add(params, ssm_params(*block.ssm));
   if (block.cross_attention) params = checked_add(params, attention_params(*block.cross_attention));
@@ -188,6 +197,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
       if (block.moe && block.moe->router_correction_bias) {
         bias_buffers = checked_add(bias_buffers, block.moe->num_experts);
       }
+      if (block.shared_weights) continue;  // counted where it is first defined
       if (stack.vision || stack.mtp) {
         tally.add(stack.vision ? "vision" : "mtp", block_params(block));
         if (stack.vision) vision = checked_add(vision, block_params(block));

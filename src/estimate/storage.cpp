@@ -91,6 +91,7 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model) {
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
     for (const Block& block : stack.blocks) {
+      if (block.shared_weights) continue;
       attention_matrices(block.attention, matrices);
       if (block.cross_attention) attention_matrices(*block.cross_attention, matrices);
       mlp_matrices(block.mlp, 1, Role::mlp, matrices);

@@ -41,6 +41,7 @@ std::string attention_detail(const Attention& attention, PositionKind position) 
     detail += attention.o_bias ? ", biases" : ", qkv bias";
   }
   if (attention.q_norm) detail += ", QK-norm";
+  if (attention.output_gate) detail += ", output gate";
   if (attention.rotary_dim > 0) {
     detail += attention.rotary_dim == attention.head_dim
                   ? ", RoPE"
@@ -153,6 +154,7 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
       const std::string prefix = fmt::format("{}.layers.{}", stack.name, i);
       const std::string component = stack.vision ? "vision" : stack.mtp ? "mtp" : "";
       const std::int64_t width = block.attention.input_dim;
+      const std::size_t first_node = nodes.size();
       const auto add_norm = [&](const Norm& norm) {
         nodes.push_back({fmt::format("{}.{}", prefix, norm.name), norm_op_name(norm.kind), "",
                          component.empty() ? "norm" : component, stack.name, layer, shape(width),
@@ -184,26 +186,40 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
                            shape(block.moe->expert.input_dim), moe_params(*block.moe).total});
         }
       };
+      const auto add_ssm = [&](const Ssm& ssm) {
+        std::string op = "Mamba";
+        std::string detail = fmt::format("inner {}, state {}, dt_rank {}, conv {}", ssm.inner,
+                                         ssm.state, ssm.dt_rank, ssm.conv_kernel);
+        if (ssm.kind == SsmKind::mamba2) {
+          op = "Mamba2";
+          detail = fmt::format("{} heads x {}, state {}, {} groups, conv {}", ssm.num_heads,
+                               ssm.head_dim, ssm.state, ssm.groups, ssm.conv_kernel);
+        } else if (ssm.kind == SsmKind::gated_delta_net) {
+          op = "GatedDeltaNet";
+          detail = fmt::format("{} v heads x {}, {} qk heads x {}, conv {}", ssm.num_heads,
+                               ssm.head_dim, ssm.groups, ssm.state, ssm.conv_kernel);
+        }
+        nodes.push_back({fmt::format("{}.{}", prefix, block.single_mixer ? "mixer" : "mamba"), op,
+                         detail, component.empty() ? "ssm" : component, stack.name, layer,
+                         shape(ssm.hidden), ssm_params(ssm)});
+      };
+      // The token mixers of a block: attention, a state-space mixer, or both side by side
+      // (Falcon-H1).
+      const auto add_mixers = [&] {
+        if (block.attention.kind != AttentionKind::none) add_attention(block.attention);
+        if (block.ssm) add_ssm(*block.ssm);
+      };
       if (block.single_mixer) {
         // Nemotron-H / Mamba: one norm, one mixer.
         for (std::size_t n = 0; n < count; ++n) norm_at(n);
         if (block.ssm) {
-          const Ssm& ssm = *block.ssm;
-          nodes.push_back(
-              {fmt::format("{}.mixer", prefix), ssm.kind == SsmKind::mamba2 ? "Mamba2" : "Mamba",
-               ssm.kind == SsmKind::mamba2
-                   ? fmt::format("{} heads x {}, state {}, {} groups, conv {}", ssm.num_heads,
-                                 ssm.head_dim, ssm.state, ssm.groups, ssm.conv_kernel)
-                   : fmt::format("inner {}, state {}, dt_rank {}, conv {}", ssm.inner, ssm.state,
-                                 ssm.dt_rank, ssm.conv_kernel),
-               component.empty() ? "ssm" : component, stack.name, layer, shape(ssm.hidden),
-               ssm_params(ssm)});
+          add_ssm(*block.ssm);
         } else if (block.attention.kind != AttentionKind::none) {
           add_attention(block.attention);
         } else {
           add_mlp();
         }
-      } else if (block.attention.kind == AttentionKind::none) {
+      } else if (block.attention.kind == AttentionKind::none && !block.ssm) {
         // DeciLM no_op attention: its only norm sits before the MLP.
         add_attention(block.attention);
         for (std::size_t n = 0; n < count; ++n) norm_at(n);
@@ -215,14 +231,14 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
         for (std::size_t n = 1; n < count; ++n) norm_at(n);
       } else if (count == 4) {
         norm_at(0);
-        add_attention(block.attention);
+        add_mixers();
         norm_at(1);
         norm_at(2);
         add_mlp();
         norm_at(3);
       } else {
         norm_at(0);
-        add_attention(block.attention);
+        add_mixers();
         std::size_t next = 1;
         if (block.cross_attention) {
           if (count == 3) norm_at(next++);
@@ -230,6 +246,12 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
         }
         for (; next < count; ++next) norm_at(next);
         add_mlp();
+      }
+      if (block.shared_weights) {
+        for (std::size_t n = first_node; n < nodes.size(); ++n) {
+          nodes[n].params = 0;
+          nodes[n].detail += nodes[n].detail.empty() ? "shared weights" : ", shared weights";
+        }
       }
     }
     if (stack.final_norm) {

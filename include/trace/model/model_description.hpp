@@ -69,6 +69,9 @@ struct Attention {
   bool v_bias = false;
   bool o_bias = false;
   bool fused_qkv = false;  ///< stored as one qkv tensor (same count, shown in the graph)
+  /// Qwen3-Next / Qwen3.5 gated attention: q_proj also emits a sigmoid output gate per head, so
+  /// it is twice as wide (heads x head_dim x 2).
+  bool output_gate = false;
   std::optional<Norm> q_norm;  ///< QK-norm; its dim is per head or full width, as stored
   std::optional<Norm> k_norm;
   std::int64_t sliding_window = 0;  ///< 0: attends to the whole context
@@ -98,6 +101,12 @@ struct Mlp {
 enum class SsmKind {
   mamba1,  ///< in_proj, conv1d, x_proj, dt_proj, A_log [d_inner, N], D, out_proj
   mamba2,  ///< in_proj (z, xBC, dt), conv1d over xBC, A_log/D/dt_bias per head, gated norm, out_proj
+  /// Gated DeltaNet (Qwen3-Next, Qwen3.5 linear_attention layers): in_proj to q, k, v, z and two
+  /// per-head gates (b, a); conv1d over q, k, v; A_log and dt_bias per value head; a gated
+  /// RMSNorm of one head's width; out_proj. Mapped onto the fields below as: num_heads = value
+  /// heads, head_dim = value head dim, inner = value width, groups = key heads, state = key head
+  /// dim, so the recurrent state per layer is value heads x key dim x value dim.
+  gated_delta_net,
 };
 
 struct Ssm {
@@ -113,11 +122,26 @@ struct Ssm {
   std::int64_t chunk_size = 256;  ///< mamba2 SSD chunk length (training saves one state per chunk)
   bool proj_bias = false;      ///< in_proj / out_proj biases
   bool conv_bias = true;
-  bool gated_norm = true;      ///< mamba2 RMSNorm over d_inner before out_proj
+  bool gated_norm = true;      ///< mamba2 RMSNorm over d_inner (delta net: over one head) before out_proj
+  /// Jamba's Mamba-1 mixer: RMSNorms over dt (dt_rank), B and C (d_state) after x_proj.
+  bool dt_bc_norms = false;
 
-  /// Channels the causal conv runs over (mamba2: x, B, C; mamba1: x).
+  /// Channels the causal conv runs over (mamba2: x, B, C; delta net: q, k, v; mamba1: x).
   std::int64_t conv_channels() const {
-    return kind == SsmKind::mamba2 ? inner + 2 * groups * state : inner;
+    return kind == SsmKind::mamba1 ? inner : inner + 2 * groups * state;
+  }
+  /// Output width of in_proj (all of its splits together).
+  std::int64_t in_proj_width() const {
+    switch (kind) {
+      case SsmKind::mamba1: return 2 * inner;                             // x, z
+      case SsmKind::mamba2: return inner + conv_channels() + num_heads;   // z, xBC, dt
+      case SsmKind::gated_delta_net: return inner + conv_channels() + 2 * num_heads;  // z, qkv, b, a
+    }
+    return 0;
+  }
+  /// Elements of the recurrent state one sequence holds in this layer.
+  std::int64_t state_elements() const {
+    return kind == SsmKind::mamba1 ? inner * state : num_heads * head_dim * state;
   }
 };
 
@@ -152,6 +176,10 @@ struct Block {
   /// attention, before and after MLP (Gemma 2/3). Post-norm (BERT, OLMo 2): after attention,
   /// after MLP.
   bool post_norm = false;
+  /// Every weight of this block is a tensor of an earlier block run again (Zamba2's shared
+  /// transformer blocks): it adds activations and KV cache, but no parameters, storage or
+  /// LoRA adapters of its own.
+  bool shared_weights = false;
 };
 
 /// A stack of layers: the decoder of a decoder-only model, or the encoder / decoder of T5.
