@@ -44,4 +44,28 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   return best_distance <= limit ? best : "";
 }
 
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative matcher with one backtrack point: linear in practice, no recursion.
+  std::size_t p = 0;
+  std::size_t t = 0;
+  std::size_t star = std::string_view::npos;
+  std::size_t resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 }  // namespace trace

@@ -11,5 +11,7 @@ std::string to_lower(std::string_view text);
 std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The candidate closest to `word` if it is plausibly a typo of it, else "".
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+/// Shell-style match: '*' stands for any run of characters (dots included), '?' for one.
+bool glob_match(std::string_view pattern, std::string_view text);
 
 }  // namespace trace

@@ -17,6 +17,9 @@ namespace trace::cli {
 
 namespace {
 
+// What `trace --plan` plans when no model is given: the model trace is named for.
+constexpr std::string_view k_default_model = "nvidia/NVIDIA-Nemotron-Labs-3-Puzzle-75B-A9B-NVFP4";
+
 struct PlanOptions {
   std::string model;
   bool plan = false;
@@ -24,7 +27,7 @@ struct PlanOptions {
   bool json = false;
   std::string format = "table";
   std::string dtype;
-  std::string kv_dtype = "bf16";
+  std::string kv_dtype;  ///< empty: the checkpoint's (fp8 when it ships FP8 KV scales), else bf16
   std::string ssm_dtype;
   std::vector<std::string> gpus;
   std::string gpu_table;
@@ -33,6 +36,7 @@ struct PlanOptions {
   // trace check
   std::string check_gpu;
   std::string check_mode = "serve";
+  std::string plan_mode = "all";
   std::int64_t check_cards = 1;
 };
 
@@ -82,15 +86,41 @@ Dtype require_dtype(const std::string& name, const char* flag) {
                                 dtype_names()));
 }
 
-void add_plan_options(CLI::App& app, PlanOptions& options) {
+// Token counts: 4096, 128k (= 131,072) or 1M (= 1,048,576): the binary multiples context
+// lengths are quoted in.
+CLI::Validator token_count() {
+  return CLI::Validator(
+      [](std::string& input) {
+        if (input.empty()) return std::string("is empty");
+        const char suffix = input.back();
+        std::int64_t multiplier = 1;
+        if (suffix == 'k' || suffix == 'K') multiplier = 1024;
+        if (suffix == 'm' || suffix == 'M') multiplier = 1024 * 1024;
+        if (multiplier == 1) return std::string();  // plain number: CLI11 checks it
+        const std::string digits = input.substr(0, input.size() - 1);
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos) {
+          return fmt::format("'{}' is not a token count (e.g. 4096, 128k, 1M)", input);
+        }
+        input = std::to_string(std::stoll(digits) * multiplier);
+        return std::string();
+      },
+      "N[k|M]");
+}
+
+void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) {
   MemoryAssumptions& a = options.assumptions;
-  app.add_option("model", options.model,
-                 "config.json path, folder holding one, or Hugging Face repo id (org/name[@rev])")
-      ->required();
+  CLI::Option* model = app.add_option(
+      "model", options.model,
+      "config.json path, folder holding one, or Hugging Face repo id (org/name[@rev])" +
+          std::string(model_required ? "" : "; default: " + std::string(k_default_model)));
+  if (model_required) model->required();
   app.add_option("--seq-len", a.seq_len, "training tokens per sequence (and graph shapes)")
+      ->transform(token_count())
       ->capture_default_str();
   app.add_option("--batch", a.batch, "training micro-batch, sequences")->capture_default_str();
   app.add_option("--context", a.context, "serving tokens per sequence held in the KV cache")
+      ->transform(token_count())
       ->capture_default_str();
   app.add_option("--concurrency", a.concurrency, "serving sequences held at once")
       ->capture_default_str();
@@ -99,7 +129,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options) {
   app.add_option("--dtype", options.dtype,
                  "serving weight dtype (" + dtype_names() + "); default: the checkpoint's, bf16 "
                  "for fp32 checkpoints");
-  app.add_option("--kv-dtype", options.kv_dtype, "KV cache dtype")->capture_default_str();
+  app.add_option("--kv-dtype", options.kv_dtype,
+                 "KV cache dtype; default: fp8 when the checkpoint ships FP8 KV scales, else bf16");
+  app.add_flag("--serve-mtp", a.serve_mtp,
+               "serving also loads the MTP layers (speculative decoding); default: not loaded");
   app.add_option("--ssm-dtype", options.ssm_dtype,
                  "Mamba SSM state dtype (fp32, fp16, bf16); default: the config's "
                  "mamba_ssm_cache_dtype, else fp32");
@@ -126,8 +159,12 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   ReportRequest request;
   request.model_id = config.model_id;
   request.source = config.source;
+  request.hf_quant_config_text = config.hf_quant_config_text;
   request.assumptions = options.assumptions;
-  request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
+  if (!options.kv_dtype.empty()) {
+    request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
+    request.kv_dtype_from_config = false;
+  }
   if (!options.ssm_dtype.empty()) {
     request.assumptions.ssm_dtype = require_dtype(options.ssm_dtype, "--ssm-dtype");
   }
@@ -156,16 +193,21 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
                "trace"};
   app.set_version_flag("--version", std::string(k_version));
   PlanOptions options;
-  add_plan_options(app, options);
+  add_plan_options(app, options, false);
   app.add_flag("--plan", options.plan, "print the plan (the default action)");
+  app.add_option("--mode", options.plan_mode, "print only this mode's memory and fit")
+      ->check(CLI::IsMember({"all", "serve", "lora", "full"}))
+      ->capture_default_str();
   app.add_flag("--graph", options.graph, "also print the full layer graph with shapes");
   app.add_flag("--json", options.json, "print one JSON object (schema trace.plan/1)");
   app.add_option("--format", options.format, "output format")
       ->check(CLI::IsMember({"table", "json", "markdown"}))
       ->capture_default_str();
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
+  if (app.get_option("model")->count() == 0) options.model = k_default_model;
   const GpuCatalog gpus = load_catalog(options);
-  const Report report = build_report(options, env, gpus);
+  Report report = build_report(options, env, gpus);
+  if (options.plan_mode != "all") report.only_mode = options.plan_mode;
   RenderOptions render_options;
   if (options.json || options.format == "json") {
     render_options.format = OutputFormat::json;
@@ -227,7 +269,7 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   CLI::App app{"Exit 0 when the job fits the card(s), 1 when it does not: a CI gate.",
                "trace check"};
   PlanOptions options;
-  add_plan_options(app, options);
+  add_plan_options(app, options, true);
   app.add_option("--mode", options.check_mode, "what must fit")
       ->check(CLI::IsMember({"serve", "lora", "full"}))
       ->capture_default_str();

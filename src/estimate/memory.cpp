@@ -343,8 +343,12 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   ModeMemory& serve = estimate.serve;
   serve.mode = "serve";
   serve.batch = a.concurrency;
-  serve.breakdown.weights =
-      a.serve_weight_bytes >= 0 ? a.serve_weight_bytes : bytes_for(total, a.serve_weight_dtype);
+  // serve_weight_bytes (a quantized checkpoint's stored size) already leaves MTP out unless
+  // serve_mtp; see make_report.
+  serve.breakdown.weights = a.serve_weight_bytes >= 0
+                                ? a.serve_weight_bytes
+                                : bytes_for(a.serve_mtp ? total : total - params.mtp,
+                                            a.serve_weight_dtype);
   serve.breakdown.overhead = a.cuda_context_bytes;
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);

@@ -10,13 +10,23 @@
 //  bnb_4bit    every Linear in the layers: U8 (2 values per byte) + absmax per 64 values
 //              (double quant: U8 absmax + F32 nested absmax per 256 blocks) + 16-entry F32 map.
 //  bnb_8bit    every Linear in the layers: I8 + F32 SCB per output row.
+//  modelopt    per named module (quantized_layers map, exclude list, quant_algo default):
+//              NVFP4 = U8 [out, in/2] + F8_E4M3 [out, in/group] + F32 weight_scale_2 and
+//              input_scale; FP8 = F8_E4M3 [out, in] + F32 weight_scale and input_scale; routers
+//              and MTP layers (unless listed) stay at the checkpoint dtype; F32 k/v scales per
+//              attention layer when the export stores them. Checked against Nemotron 3 Nano
+//              NVFP4 (24,147 tensors, 19,339,781,632 bytes) and Super NVFP4 (165,860 /
+//              80,297,329,824).
 #include "trace/estimate/storage.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 
+#include "checkpoint_layout.hpp"
 #include "trace/checked_math.hpp"
+#include "trace/text_match.hpp"
 
 namespace trace {
 
@@ -132,8 +142,148 @@ const char* format_name(QuantFormat format) {
     case QuantFormat::awq: return "awq";
     case QuantFormat::bnb_4bit: return "bnb_4bit";
     case QuantFormat::bnb_8bit: return "bnb_8bit";
+    case QuantFormat::modelopt: return "modelopt";
   }
   return "unknown";
+}
+
+// Router correction-bias elements (F32 buffers) inside the MTP layers.
+std::int64_t mtp_router_buffers(const ModelDescription& model) {
+  std::int64_t elements = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.moe && block.moe->router_correction_bias) elements += block.moe->num_experts;
+    }
+  }
+  return elements;
+}
+
+bool excluded(const ModeloptScheme& scheme, const std::string& name) {
+  for (const std::string& entry : scheme.exclude) {
+    if (entry == name || glob_match(entry, name)) return true;
+    // An entry naming a parent module covers its children.
+    if (name.size() > entry.size() && name.starts_with(entry) && name[entry.size()] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+ModuleFormat modelopt_format(const ModeloptScheme& scheme, const layout::NamedLinear& linear) {
+  if (linear.router) return ModuleFormat::unquantized;
+  const auto exact = std::lower_bound(
+      scheme.module_formats.begin(), scheme.module_formats.end(), linear.name,
+      [](const std::pair<std::string, ModuleFormat>& entry, const std::string& name) {
+        return entry.first < name;
+      });
+  if (exact != scheme.module_formats.end() && exact->first == linear.name) return exact->second;
+  for (const auto& [pattern, format] : scheme.module_patterns) {
+    if (glob_match(pattern, linear.name)) return format;
+  }
+  // ModelOpt exports leave MTP layers at full precision unless its map names them.
+  if (linear.mtp || excluded(scheme, linear.name)) return ModuleFormat::unquantized;
+  return scheme.default_format;
+}
+
+// Storage of a ModelOpt checkpoint, module by module.
+// Returns the number of 0-d (scalar) tensors it added.
+std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCount& params,
+                      const BaseDtype& base, StorageEstimate& storage,
+                      const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
+  const ModeloptScheme& scheme = *model.quantization->modelopt;
+  std::int64_t scalar_tensors = 0;
+  std::int64_t nvfp4_values = 0;
+  std::int64_t expert_values = 0;
+  std::int64_t extra_tensors = 0;
+  std::int64_t mtp_quantized_values = 0;
+  std::int64_t mtp_quantized_bytes = 0;
+  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
+    const std::int64_t values = checked_mul(linear.rows, linear.cols, "the storage size");
+    const ModuleFormat format = modelopt_format(scheme, linear);
+    const std::int64_t before = storage.bytes;
+    switch (format) {
+      case ModuleFormat::unquantized:
+        if (!linear.expert) continue;  // counted with the rest at the checkpoint dtype below
+        break;
+      case ModuleFormat::nvfp4:
+        add("U8", checked_mul(linear.rows, ceil_div(linear.cols, 2)), 1);
+        add("F8_E4M3", checked_mul(linear.rows, ceil_div(linear.cols, scheme.group_size)), 1);
+        add("F32", 2, 4);  // weight_scale_2, input_scale
+        storage.scale_elements = checked_add(
+            storage.scale_elements,
+            checked_mul(linear.rows, ceil_div(linear.cols, scheme.group_size)) + 2);
+        storage.quantized_values = checked_add(storage.quantized_values, values);
+        nvfp4_values = checked_add(nvfp4_values, values);
+        ++storage.nvfp4_modules;
+        extra_tensors += 3;
+        scalar_tensors += 2;
+        break;
+      case ModuleFormat::fp8:
+        add("F8_E4M3", values, 1);
+        add("F32", 2, 4);  // weight_scale, input_scale
+        storage.scale_elements += 2;
+        storage.quantized_values = checked_add(storage.quantized_values, values);
+        ++storage.fp8_modules;
+        extra_tensors += 2;
+        scalar_tensors += 2;
+        break;
+    }
+    if (linear.mtp && format != ModuleFormat::unquantized) {
+      mtp_quantized_values += values;
+      mtp_quantized_bytes += storage.bytes - before;
+    }
+    if (linear.expert) {
+      expert_values = checked_add(expert_values, values);
+      storage.routed_expert_bytes = checked_add(
+          storage.routed_expert_bytes,
+          format == ModuleFormat::unquantized ? checked_mul(values, base.bytes)
+                                              : storage.bytes - before);
+    }
+  }
+  // Routers some checkpoints keep in F32; the rest at the checkpoint dtype.
+  std::int64_t fp32_router = 0;
+  std::int64_t mtp_fp32_router = 0;
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) {
+      if (!block.moe || !block.moe->router_fp32 || block.shared_weights) continue;
+      const std::int64_t hidden =
+          block.moe->hidden_dim > 0 ? block.moe->hidden_dim : block.moe->expert.input_dim;
+      const std::int64_t router = checked_mul(block.moe->num_experts, hidden);
+      fp32_router = checked_add(fp32_router, router);
+      if (stack.mtp) mtp_fp32_router += router;
+    }
+  }
+  const std::int64_t mtp_buffers = mtp_router_buffers(model);
+  storage.mtp_bytes =
+      checked_mul(params.mtp - mtp_buffers - mtp_quantized_values - mtp_fp32_router, base.bytes) +
+      4 * (mtp_buffers + mtp_fp32_router) + mtp_quantized_bytes;
+  add("F32", fp32_router, 4);
+  add(base.name,
+      params.total - params.router_bias_buffers - storage.quantized_values - fp32_router,
+      base.bytes);
+  storage.routed_expert_bytes = checked_add(
+      storage.routed_expert_bytes,
+      checked_mul(std::max<std::int64_t>(component_count(params, "experts") - expert_values, 0),
+                  base.bytes));
+  std::int64_t kv_scales = 0;
+  if (scheme.kv_scales_stored) {
+    for (const Stack& stack : model.stacks) {
+      if (stack.vision || stack.mtp || !stack.causal) continue;
+      for (const Block& block : stack.blocks) {
+        if (block.attention.kind == AttentionKind::standard ||
+            block.attention.kind == AttentionKind::mla) {
+          kv_scales += 2;  // k_proj.k_scale, v_proj.v_scale
+        }
+      }
+    }
+    add("F32", kv_scales, 4);
+  }
+  scalar_tensors += kv_scales;
+  storage.scale_elements += kv_scales;
+  storage.tensors = layout::tensor_count(model) + extra_tensors + kv_scales;
+  storage.hub_parameters = params.total - params.router_bias_buffers - nvfp4_values / 2;
+  return scalar_tensors;
 }
 
 }  // namespace
@@ -159,6 +309,17 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, unbuffered, base.bytes);
     storage.routed_expert_bytes = checked_mul(routed_expert_params, base.bytes);
+    const std::int64_t mtp_buffers = mtp_router_buffers(model);
+    storage.mtp_bytes = checked_mul(params.mtp - mtp_buffers, base.bytes) + 4 * mtp_buffers;
+  } else if (model.quantization->format == QuantFormat::modelopt) {
+    const ModeloptScheme& scheme = *model.quantization->modelopt;
+    storage.format = scheme.quant_algo == "MIXED_PRECISION" ? "modelopt (NVFP4 + FP8 per module)"
+                     : scheme.quant_algo == "NVFP4"         ? "modelopt NVFP4"
+                                                            : "modelopt FP8";
+    const std::int64_t scalars = modelopt_storage(model, params, base, storage, add);
+    std::int64_t elements = 0;
+    for (const auto& [dtype, count] : elements_by_dtype) elements += count;
+    storage.header_elements_without_scalars = elements - scalars;
   } else {
     const Quantization& q = *model.quantization;
     storage.format = format_name(q.format);
@@ -215,6 +376,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           add("I8", values, 1);
           add("F32", checked_mul(m.rows, m.count), 4);  // SCB
           break;
+        case QuantFormat::modelopt: break;  // handled per module above
       }
       if (m.role == Role::expert) {
         storage.routed_expert_bytes += storage.bytes - expert_bytes_before;
@@ -238,8 +400,17 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
       case QuantFormat::bnb_4bit: value_elements += ceil_div(packed_values, 2); break;
       case QuantFormat::gptq:
       case QuantFormat::awq: value_elements += packed_values * q.bits / 32; break;
+      case QuantFormat::modelopt: break;
     }
     storage.scale_elements = stored - value_elements;
+    if (params.mtp > 0) {
+      // These formats quantize MTP layers like the rest: their share of the bytes follows their
+      // share of the parameters.
+      storage.mtp_bytes = static_cast<std::int64_t>(static_cast<double>(storage.bytes) *
+                                                    static_cast<double>(params.mtp) /
+                                                    static_cast<double>(params.total));
+      storage.notes.push_back("MTP layers' bytes estimated by their share of the parameters");
+    }
   }
   for (const auto& [dtype, elements] : elements_by_dtype) {
     storage.stored_elements = checked_add(storage.stored_elements, elements);

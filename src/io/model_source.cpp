@@ -92,6 +92,17 @@ std::string hub_cache_dir(const HubEnvironment& env) {
   return (fs::path(home.empty() ? "." : home) / ".cache" / "huggingface" / "hub").string();
 }
 
+namespace {
+
+// ModelOpt exports describe their quantization in hf_quant_config.json beside config.json.
+std::string sibling_quant_config(const fs::path& config) {
+  std::error_code error;
+  const fs::path quant = config.parent_path() / "hf_quant_config.json";
+  return fs::is_regular_file(quant, error) ? read_text_file(quant.string()) : std::string();
+}
+
+}  // namespace
+
 LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env) {
   if (spec.empty()) throw ConfigError("no model given; pass a config.json, a folder or a repo id");
   const fs::path path{std::string(spec)};
@@ -101,10 +112,13 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
     if (!fs::is_regular_file(config, error)) {
       throw ConfigError(fmt::format("folder {} has no config.json", path.string()));
     }
-    return {std::string(spec), config.string(), read_text_file(config.string())};
+    return {std::string(spec), config.string(), read_text_file(config.string()),
+            sibling_quant_config(config)};
   }
   if (fs::is_regular_file(path, error)) {
-    return {std::string(spec), path.string(), read_text_file(path.string())};
+    // Only a file named config.json sits in a checkpoint folder whose siblings describe it.
+    return {std::string(spec), path.string(), read_text_file(path.string()),
+            path.filename() == "config.json" ? sibling_quant_config(path) : std::string()};
   }
 
   const std::optional<RepoId> repo = parse_repo_id(spec);
@@ -125,13 +139,13 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
     const fs::path config = root / "snapshots" / commit / "config.json";
     if (fs::is_regular_file(config, error)) {
       return {std::string(spec), fmt::format("Hugging Face cache ({})", config.string()),
-              read_text_file(config.string())};
+              read_text_file(config.string()), sibling_quant_config(config)};
     }
     looked.push_back(fmt::format("the Hugging Face cache ({})", config.string()));
   }
   if (repo->revision == "main") {
     if (const std::optional<CatalogEntry> entry = find_catalog_model(repo->repo)) {
-      return {entry->repo_id, "bundled catalog (data/models)", std::string(entry->config_text)};
+      return {entry->repo_id, "bundled catalog (data/models)", std::string(entry->config_text), {}};
     }
   }
   std::string bundled;

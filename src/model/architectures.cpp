@@ -94,7 +94,41 @@ const std::array<ArchitectureInfo, k_architecture_count> k_infos = make_infos();
 
 std::span<const ArchitectureInfo> supported_architectures() { return k_infos; }
 
+namespace {
+
+// hf_quant_config.json (ModelOpt exports): {"producer": {...}, "quantization": {...}}.
+Quantization parse_hf_quant_config(std::string_view text, const std::string& model_type) {
+  const std::string file = "hf_quant_config.json";
+  try {
+    nlohmann::json root;
+    try {
+      root = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& error) {
+      throw ConfigError(fmt::format("{} is not valid JSON ({})", file, error.what()));
+    }
+    if (!root.is_object() || !root.contains("quantization") || !root["quantization"].is_object()) {
+      throw ConfigError(fmt::format("{} has no \"quantization\" object; ModelOpt writes one", file));
+    }
+    if (root.contains("producer") && !root["quantization"].contains("producer")) {
+      root["quantization"]["producer"] = root["producer"];
+    }
+    const ConfigReader reader(root["quantization"], "quantization", model_type);
+    return parse_modelopt(reader, file);
+  } catch (const ConfigError& error) {
+    std::string message = error.what();
+    if (message.starts_with("config.json")) message.replace(0, 11, file);
+    throw ConfigError(message);
+  }
+}
+
+}  // namespace
+
 ModelDescription parse_model_config(std::string_view json_text) {
+  return parse_model_config(json_text, {});
+}
+
+ModelDescription parse_model_config(std::string_view json_text,
+                                    std::string_view hf_quant_config_text) {
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(json_text);
@@ -125,6 +159,9 @@ ModelDescription parse_model_config(std::string_view json_text) {
     ModelDescription model = row.build(reader);
     model.model_type = model_type;
     model.quantization = parse_quantization(reader);
+    if (!model.quantization && !hf_quant_config_text.empty()) {
+      model.quantization = parse_hf_quant_config(hf_quant_config_text, model_type);
+    }
     return model;
   }
   throw ConfigError(fmt::format(

@@ -1,5 +1,6 @@
 #include "quantization.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "trace/error.hpp"
@@ -23,7 +24,91 @@ bool names_module(const nlohmann::json& list, std::string_view module) {
   return false;
 }
 
+ModuleFormat module_format(const ConfigReader& q, std::string_view key, const std::string& algo) {
+  if (algo == "NVFP4") return ModuleFormat::nvfp4;
+  if (algo == "FP8") return ModuleFormat::fp8;
+  q.fail(key, fmt::format("= \"{}\" is not a ModelOpt format trace can size yet (supported: "
+                          "NVFP4, FP8, MIXED_PRECISION with NVFP4/FP8 modules)",
+                          algo));
+}
+
+// "backbone.layers.3.mixer.in_proj" and "model.layers.3.mlp.up_proj" name the same place as
+// trace's "layers.3...": drop the wrapper prefix once.
+std::string normalize_module(std::string name) {
+  for (const std::string_view prefix :
+       {"backbone.", "model.language_model.", "language_model.model.", "model.", "language_model."}) {
+    if (name.starts_with(prefix)) return name.substr(prefix.size());
+  }
+  return name;
+}
+
+std::vector<std::string> module_list(const ConfigReader& q, std::string_view key) {
+  std::vector<std::string> names;
+  if (!q.has(key)) return names;
+  const nlohmann::json& list = q.json().at(std::string(key));
+  if (!list.is_array()) q.fail(key, "must be a list of module names");
+  for (const nlohmann::json& item : list) {
+    if (!item.is_string()) q.fail(key, "must hold only module-name strings");
+    names.push_back(normalize_module(item.get<std::string>()));
+  }
+  return names;
+}
+
 }  // namespace
+
+Quantization parse_modelopt(const ConfigReader& q, std::string source) {
+  Quantization quantization;
+  quantization.format = QuantFormat::modelopt;
+  quantization.method = "modelopt";
+  ModeloptScheme scheme;
+  scheme.source = std::move(source);
+  const std::optional<std::string> algo = q.optional_string("quant_algo");
+  if (!algo) q.fail("quant_algo", "is missing; ModelOpt names the format there (NVFP4, FP8, MIXED_PRECISION)");
+  scheme.quant_algo = *algo;
+  if (*algo != "MIXED_PRECISION") scheme.default_format = module_format(q, "quant_algo", *algo);
+  scheme.group_size = q.int_or({"group_size"}, 16, 1, k_max_width);
+  scheme.exclude = module_list(q, "exclude_modules");
+  for (std::string& name : module_list(q, "ignore")) scheme.exclude.push_back(std::move(name));
+  if (q.has("quantized_layers")) {
+    const nlohmann::json& layers = q.json().at("quantized_layers");
+    if (!layers.is_object()) q.fail("quantized_layers", "must map module names to {\"quant_algo\": ...}");
+    for (const auto& [name, entry] : layers.items()) {
+      const std::string key = fmt::format("quantized_layers.{}", name);
+      if (!entry.is_object() || !entry.contains("quant_algo") || !entry["quant_algo"].is_string()) {
+        q.fail(key, "must be an object with a \"quant_algo\" string");
+      }
+      const ModuleFormat format = module_format(q, key, entry["quant_algo"].get<std::string>());
+      if (entry.contains("group_size") && entry["group_size"] != scheme.group_size &&
+          format == ModuleFormat::nvfp4) {
+        if (!entry["group_size"].is_number_integer() || entry["group_size"].get<std::int64_t>() < 1) {
+          q.fail(key + ".group_size", "must be a positive integer");
+        }
+        scheme.group_size = entry["group_size"].get<std::int64_t>();
+      }
+      std::string module = normalize_module(name);
+      (module.find_first_of("*?") == std::string::npos ? scheme.module_formats
+                                                       : scheme.module_patterns)
+          .emplace_back(std::move(module), format);
+    }
+    std::sort(scheme.module_formats.begin(), scheme.module_formats.end());
+  } else if (*algo == "MIXED_PRECISION") {
+    q.fail("quantized_layers", "is missing; a MIXED_PRECISION checkpoint lists each module's format there");
+  }
+  const std::optional<std::string> kv = q.optional_string("kv_cache_quant_algo");
+  if (kv && *kv != "FP8") {
+    q.fail("kv_cache_quant_algo", fmt::format("= \"{}\" is not supported (FP8 or null)", *kv));
+  }
+  scheme.kv_cache_fp8 = kv.has_value();
+  // Newer exports (with kv_cache_scheme) also store k_scale / v_scale per attention layer.
+  scheme.kv_scales_stored = scheme.kv_cache_fp8 && q.has("kv_cache_scheme");
+  if (q.has("producer") && q.json().at("producer").is_object()) {
+    const nlohmann::json& producer = q.json().at("producer");
+    scheme.producer = fmt::format("{} {}", producer.value("name", std::string("?")),
+                                  producer.value("version", std::string("?")));
+  }
+  quantization.modelopt = std::move(scheme);
+  return quantization;
+}
 
 std::optional<Quantization> parse_quantization(const ConfigReader& config) {
   if (!config.has("quantization_config")) return std::nullopt;
@@ -65,10 +150,12 @@ std::optional<Quantization> parse_quantization(const ConfigReader& config) {
     } else {
       q.fail("load_in_4bit", "and load_in_8bit are both false; nothing says how weights are stored");
     }
+  } else if (*method == "modelopt") {
+    return parse_modelopt(q, "config.json");
   } else {
     q.fail("quant_method",
            fmt::format("= \"{}\" is not supported yet (supported: fp8, mxfp4, gptq, awq, "
-                       "bitsandbytes); NVFP4 / ModelOpt checkpoints come with the Nemotron-H work",
+                       "bitsandbytes, modelopt)",
                        *method));
   }
   quantization.attention_quantized =

@@ -127,6 +127,19 @@ std::string render_json(const Report& report) {
                     {"quantized_values", storage.quantized_values},
                     {"scale_elements", storage.scale_elements},
                     {"by_dtype", by_dtype}};
+  if (storage.tensors > 0) out["storage"]["tensors"] = storage.tensors;
+  if (report.model.quantization && report.model.quantization->modelopt) {
+    const ModeloptScheme& scheme = *report.model.quantization->modelopt;
+    out["storage"]["modelopt"] = {{"quant_algo", scheme.quant_algo},
+                                  {"source", scheme.source},
+                                  {"group_size", scheme.group_size},
+                                  {"nvfp4_modules", storage.nvfp4_modules},
+                                  {"fp8_modules", storage.fp8_modules},
+                                  {"kv_cache_fp8", scheme.kv_cache_fp8},
+                                  {"kv_scales_stored", scheme.kv_scales_stored}};
+    out["storage"]["hub_parameters"] = storage.hub_parameters;
+    out["storage"]["header_elements_without_scalars"] = storage.header_elements_without_scalars;
+  }
   const MemoryAssumptions& a = report.assumptions;
   out["workload"] = {{"seq_len", a.seq_len},
                      {"batch", a.batch},

@@ -134,6 +134,24 @@ Facts storage_facts(const Report& report) {
   if (storage.scale_elements > 0) {
     facts.emplace_back("scales/zeros (not params)", group_digits(storage.scale_elements));
   }
+  if (storage.tensors > 0) facts.emplace_back("tensors", group_digits(storage.tensors));
+  if (storage.nvfp4_modules + storage.fp8_modules > 0) {
+    facts.emplace_back("quantized Linears", fmt::format("{} NVFP4, {} FP8; the rest {}",
+                                                        group_digits(storage.nvfp4_modules),
+                                                        group_digits(storage.fp8_modules),
+                                                        report.model.torch_dtype.empty()
+                                                            ? "bf16"
+                                                            : report.model.torch_dtype));
+  }
+  if (storage.hub_parameters > 0) {
+    facts.emplace_back("Hub parameter count", fmt::format("{} ({:.2f}B)", group_digits(storage.hub_parameters),
+                                                          static_cast<double>(storage.hub_parameters) / 1e9));
+    facts.emplace_back(
+        "why it differs",
+        fmt::format("the Hub counts each packed NVFP4 byte (two 4-bit weights) as one parameter "
+                    "and leaves scales out; the model has {} parameters",
+                    group_digits(report.parameters.total - report.parameters.router_bias_buffers)));
+  }
   return facts;
 }
 

@@ -19,13 +19,23 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   Report report;
   report.model_id = request.model_id;
   report.source = request.source;
-  report.model = parse_model_config(config_text);
+  report.model = parse_model_config(config_text, request.hf_quant_config_text);
   report.parameters = count_parameters(report.model);
   report.storage = estimate_storage(report.model, report.parameters);
   report.assumptions = requested;
+  const std::optional<ModeloptScheme>& modelopt =
+      report.model.quantization ? report.model.quantization->modelopt : std::nullopt;
+  if (request.kv_dtype_from_config && modelopt && modelopt->kv_cache_fp8) {
+    report.assumptions.kv_dtype = Dtype::fp8;
+    report.notes.push_back(
+        "KV cache fp8: the checkpoint is calibrated for it (kv_cache_quant_algo FP8); set "
+        "--kv-dtype to change");
+  }
   if (request.serve_dtype_from_config && report.model.quantization) {
-    // A quantized checkpoint is served in its own format unless --dtype says otherwise.
-    report.assumptions.serve_weight_bytes = report.storage.bytes;
+    // A quantized checkpoint is served in its own format unless --dtype says otherwise; the
+    // MTP layers only when speculative decoding loads them.
+    report.assumptions.serve_weight_bytes =
+        report.storage.bytes - (requested.serve_mtp ? 0 : report.storage.mtp_bytes);
     report.assumptions.serve_expert_bytes = report.storage.routed_expert_bytes;
     report.notes.push_back(fmt::format(
         "serving weights taken at the checkpoint's stored size ({} format); set --dtype to change",
@@ -56,6 +66,11 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
   report.include_graph = request.include_graph;
+  if (report.parameters.mtp > 0 && !requested.serve_mtp) {
+    report.notes.push_back(
+        "serving leaves the MTP layers unloaded (as vLLM does without speculative decoding); "
+        "--serve-mtp loads them");
+  }
   for (const std::string& note : report.model.notes) report.notes.push_back(note);
   return report;
 }

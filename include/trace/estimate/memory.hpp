@@ -43,6 +43,9 @@ struct MemoryAssumptions {
   /// tensor parallel.
   bool expert_parallel = false;
   Dtype kv_dtype = Dtype::bf16;
+  /// Serving loads the MTP layers too (speculative decoding). Off by default: vLLM and SGLang
+  /// load them only when speculative decoding is configured.
+  bool serve_mtp = false;
   /// Mamba SSM state dtype; unset: the config's mamba_ssm_cache_dtype, else fp32.
   std::optional<Dtype> ssm_dtype;
   std::int64_t conv_state_bytes = 2;  ///< Mamba conv state element size (the model's bf16)

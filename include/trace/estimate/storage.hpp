@@ -19,6 +19,18 @@ struct StorageEstimate {
   std::int64_t quantized_values = 0;  ///< logical parameters held in the quantized format
   std::int64_t scale_elements = 0;    ///< scales / zeros / indices that are not parameters
   std::int64_t routed_expert_bytes = 0;  ///< bytes of the routed experts (with their scales)
+  std::int64_t mtp_bytes = 0;  ///< bytes of the multi-token-prediction layers (inside `bytes`)
+  /// Tensors in the safetensors files; 0 where trace does not model the tensor layout (it does
+  /// for ModelOpt checkpoints, whose scale tensors depend on each module's format).
+  std::int64_t tensors = 0;
+  std::int64_t nvfp4_modules = 0;  ///< ModelOpt: Linears stored as NVFP4
+  std::int64_t fp8_modules = 0;    ///< ModelOpt: Linears stored as FP8
+  /// ModelOpt: the count the Hub shows, transformers' num_parameters() over the stored
+  /// checkpoint: nn.Parameters only (no scales, no router-bias buffers), a packed NVFP4 byte
+  /// counting as one element.
+  std::int64_t hub_parameters = 0;
+  /// ModelOpt: the other Hub rule (huggingface.js): header elements, 0-d tensors skipped.
+  std::int64_t header_elements_without_scalars = 0;
   /// safetensors dtype name ("BF16", "F8_E4M3", "U8", "I32", "F32", ...) -> bytes, by size.
   std::vector<std::pair<std::string, std::int64_t>> by_dtype;
   std::vector<std::string> notes;

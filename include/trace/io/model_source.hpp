@@ -24,6 +24,7 @@ struct LoadedConfig {
   std::string model_id;  ///< the repo id or the path as given
   std::string source;    ///< human description of where the text came from
   std::string text;
+  std::string hf_quant_config_text;  ///< hf_quant_config.json beside config.json, or empty
 };
 
 /// Parses "org/name" or "org/name@revision"; nullopt when `spec` is not of that form.

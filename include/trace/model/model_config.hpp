@@ -21,5 +21,9 @@ std::span<const ArchitectureInfo> supported_architectures();
 /// non-object, an unknown model_type (the message lists the supported ones), a missing key or
 /// a contradictory/out-of-range value (the message names the key).
 ModelDescription parse_model_config(std::string_view json_text);
+/// The same, with the text of the hf_quant_config.json found beside config.json (ModelOpt
+/// exports); it describes the storage when config.json has no quantization_config.
+ModelDescription parse_model_config(std::string_view json_text,
+                                    std::string_view hf_quant_config_text);
 
 }  // namespace trace

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trace {
@@ -158,6 +159,8 @@ struct Moe {
   bool router_correction_bias = false;  ///< DeepSeek-V3 e_score_correction_bias (num_experts)
   std::int64_t hidden_dim = 0;   ///< residual width feeding the router (and shared experts)
   std::int64_t latent_dim = 0;   ///< Nemotron LatentMoE: experts work in this width (fc1/fc2_latent_proj)
+  /// The router weight is stored in F32 whatever the checkpoint's dtype (Nemotron 3 Nano).
+  bool router_fp32 = false;
 };
 
 /// One layer as it really is.
@@ -221,6 +224,30 @@ enum class QuantFormat {
   awq,         ///< int4 packed in I32 along the output, I32 qzeros, F16 scales per group
   bnb_4bit,    ///< bitsandbytes nf4/fp4: U8 (2 values per byte) + absmax per 64 values
   bnb_8bit,    ///< bitsandbytes LLM.int8: I8 + F32 SCB per output row
+  modelopt,    ///< NVIDIA ModelOpt: NVFP4 and/or FP8 per module (see ModeloptScheme)
+};
+
+/// How one Linear is stored in a ModelOpt checkpoint.
+enum class ModuleFormat {
+  unquantized,  ///< the checkpoint's dtype (BF16)
+  nvfp4,  ///< U8 [out, in/2] (two E2M1 per byte) + F8_E4M3 scale per group_size inputs + 2 F32
+  fp8,    ///< F8_E4M3 [out, in] + F32 weight_scale + F32 input_scale
+};
+
+/// ModelOpt's quantization map (config.json quantization_config with quant_method "modelopt", or
+/// hf_quant_config.json). Module names are kept without their "backbone." / "model." prefix.
+struct ModeloptScheme {
+  std::string quant_algo;  ///< NVFP4, FP8 or MIXED_PRECISION, as written
+  ModuleFormat default_format = ModuleFormat::unquantized;  ///< Linears neither listed nor excluded
+  std::int64_t group_size = 16;
+  std::vector<std::string> exclude;  ///< names or '*' patterns kept unquantized
+  /// quantized_layers: exact names, then '*' patterns, each with its format.
+  std::vector<std::pair<std::string, ModuleFormat>> module_formats;
+  std::vector<std::pair<std::string, ModuleFormat>> module_patterns;
+  bool kv_cache_fp8 = false;      ///< kv_cache_quant_algo FP8: the checkpoint expects an FP8 KV cache
+  bool kv_scales_stored = false;  ///< k_scale / v_scale tensors per attention layer (kv_cache_scheme)
+  std::string producer;           ///< e.g. "modelopt 0.43.0"
+  std::string source;             ///< "config.json" or "hf_quant_config.json"
 };
 
 struct Quantization {
@@ -232,6 +259,7 @@ struct Quantization {
   std::int64_t group_size = 128;    ///< gptq / awq; -1 = one group per column
   bool double_quant = false;        ///< bnb_4bit: bnb_4bit_use_double_quant
   bool attention_quantized = true;  ///< false when modules_to_not_convert names self_attn
+  std::optional<ModeloptScheme> modelopt;  ///< format == modelopt
 };
 
 struct ModelDescription {

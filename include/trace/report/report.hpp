@@ -19,8 +19,10 @@ namespace trace {
 struct ReportRequest {
   std::string model_id;  ///< what the user typed, normalized (repo id or path)
   std::string source;    ///< where the config came from: "bundled catalog", a path, ...
+  std::string hf_quant_config_text;  ///< hf_quant_config.json found beside config.json, if any
   MemoryAssumptions assumptions;
   bool serve_dtype_from_config = true;  ///< derive the serving dtype from torch_dtype
+  bool kv_dtype_from_config = true;     ///< fp8 KV when the checkpoint ships FP8 KV scales
   std::vector<std::string> gpu_ids;     ///< cards to report; empty: the default set
   bool include_graph = false;
 };
@@ -36,6 +38,7 @@ struct Report {
   MemoryEstimate memory;
   std::vector<CardFit> cards;
   bool include_graph = false;
+  std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 

@@ -184,6 +184,9 @@ Block make_block(const ConfigReader& config, const NemotronShape& shape,
                          shape.mlp_bias, false};
       }
       moe.router_correction_bias = true;  // NemotronHTopkRouter registers e_score_correction_bias
+      // Nemotron 3 Nano (no latent) stores its router [E, H] in F32; the LatentMoE releases
+      // (Super, Puzzle) store it in BF16 (safetensors headers, docs/parameters.md section 6).
+      moe.router_fp32 = moe.latent_dim == 0;
       block.moe = moe;
       break;
     }

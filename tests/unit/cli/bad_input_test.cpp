@@ -413,8 +413,8 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {
   const TempDir dir;
   const trace::HubEnvironment env = empty_cache(dir);
-  SECTION("no model at all") {
-    check_bad_input(run_cli({}, env), {"model"});
+  SECTION("trace check without a model") {
+    check_bad_input(run_cli({"check", "--gpu", "h100"}, env), {"model"});
   }
   SECTION("trace check without --gpu") {
     check_bad_input(run_cli({"check", "meta-llama/Llama-3.1-8B"}, env), {"--gpu"});

@@ -1,0 +1,253 @@
+#include "checkpoint_layout.hpp"
+
+#include <fmt/format.h>
+
+#include "trace/checked_math.hpp"
+
+namespace trace::layout {
+
+namespace {
+
+// Module names follow the transformers / Nemotron-H checkpoints: a single-mixer block (Nemotron-H,
+// Mamba) calls its one module "mixer"; other blocks use the attention's own name, "mamba" for an
+// SSM beside it, and "mlp" for the FFN or MoE.
+struct Names {
+  std::string attention;
+  std::string ssm;
+  std::string ffn;
+};
+
+Names block_names(const std::string& prefix, const Block& block) {
+  if (block.single_mixer) {
+    const std::string mixer = prefix + ".mixer";
+    return {mixer, mixer, mixer};
+  }
+  return {fmt::format("{}.{}", prefix, block.attention.name), prefix + ".mamba", prefix + ".mlp"};
+}
+
+void attention_linears(const std::string& at, const Attention& a, bool mtp,
+                       std::vector<NamedLinear>& out) {
+  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols, bool router = false) {
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, router, false});
+  };
+  const std::int64_t h = a.input_dim;
+  switch (a.kind) {
+    case AttentionKind::none: return;
+    case AttentionKind::linear: add("linear_attn", a.output_dim, h); return;
+    case AttentionKind::mla: {
+      const MlaShape& m = a.mla;
+      const std::int64_t q_out = a.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+      if (m.q_lora_rank > 0) {
+        add("q_a_proj", m.q_lora_rank, h);
+        add("q_b_proj", q_out, m.q_lora_rank);
+      } else {
+        add("q_proj", q_out, h);
+      }
+      add("kv_a_proj_with_mqa", m.kv_lora_rank + m.qk_rope_head_dim, h);
+      add("kv_b_proj", a.num_heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank);
+      add("o_proj", a.output_dim, a.num_heads * m.v_head_dim);
+      if (a.indexer) {
+        add("indexer.wq_b", a.indexer->num_heads * a.indexer->head_dim, a.indexer->query_input_dim);
+        add("indexer.wk", a.indexer->head_dim, h);
+        add("indexer.weights_proj", a.indexer->num_heads, h, true);
+      }
+      return;
+    }
+    case AttentionKind::standard: break;
+  }
+  const std::int64_t q = a.num_heads * a.head_dim;
+  const std::int64_t kv = a.num_kv_heads * a.head_dim;
+  if (a.fused_qkv) {
+    add("qkv_proj", q + 2 * kv, h);
+  } else {
+    add("q_proj", a.output_gate ? 2 * q : q, h);
+    add("k_proj", kv, a.kv_input_dim);
+    add("v_proj", kv, a.kv_input_dim);
+  }
+  add("o_proj", a.output_dim, q);
+}
+
+void mlp_linears(const std::string& at, const Mlp& mlp, bool mtp, bool expert,
+                 std::vector<NamedLinear>& out) {
+  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols) {
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, expert});
+  };
+  switch (mlp.kind) {
+    case MlpKind::none: return;
+    case MlpKind::linear: add("linear", mlp.input_dim, mlp.input_dim); return;
+    case MlpKind::gated:
+      if (mlp.fused_gate_up) {
+        add("gate_up_proj", 2 * mlp.intermediate, mlp.input_dim);
+      } else {
+        add("gate_proj", mlp.intermediate, mlp.input_dim);
+        add("up_proj", mlp.intermediate, mlp.input_dim);
+      }
+      break;
+    case MlpKind::plain: add("up_proj", mlp.intermediate, mlp.input_dim); break;
+  }
+  add("down_proj", mlp.input_dim, mlp.intermediate);
+}
+
+void ssm_linears(const std::string& at, const Ssm& ssm, bool mtp, std::vector<NamedLinear>& out) {
+  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols) {
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, false});
+  };
+  switch (ssm.kind) {
+    case SsmKind::mamba2: add("in_proj", ssm.in_proj_width(), ssm.hidden); break;
+    case SsmKind::gated_delta_net:
+      add("in_proj_qkvz", ssm.inner + ssm.conv_channels(), ssm.hidden);
+      add("in_proj_ba", 2 * ssm.num_heads, ssm.hidden);
+      break;
+    case SsmKind::mamba1:
+      add("in_proj", ssm.in_proj_width(), ssm.hidden);
+      add("x_proj", ssm.dt_rank + 2 * ssm.state, ssm.inner);
+      add("dt_proj", ssm.inner, ssm.dt_rank);
+      break;
+  }
+  add("out_proj", ssm.hidden, ssm.inner);
+}
+
+std::int64_t norm_tensors(const Norm& norm) {
+  switch (norm.kind) {
+    case NormKind::layer_norm: return 2;
+    case NormKind::layer_norm_no_affine: return 0;
+    case NormKind::rms_norm:
+    case NormKind::layer_norm_no_bias: return 1;
+  }
+  return 1;
+}
+
+std::int64_t attention_tensors(const Attention& a) {
+  switch (a.kind) {
+    case AttentionKind::none: return 0;
+    case AttentionKind::linear: return 1;
+    case AttentionKind::mla: {
+      std::int64_t n = (a.mla.q_lora_rank > 0 ? 3 : 1) + 4;  // q path; kv_a, kv_a norm, kv_b, o
+      if (a.q_bias) ++n;
+      if (a.k_bias) ++n;
+      if (a.o_bias) ++n;
+      if (a.indexer) n += 5;  // wq_b, wk, k_norm weight + bias, weights_proj
+      return n;
+    }
+    case AttentionKind::standard: break;
+  }
+  std::int64_t n = a.fused_qkv ? 2 : 4;
+  if (a.fused_qkv) {
+    if (a.q_bias || a.k_bias || a.v_bias) ++n;
+  } else {
+    n += (a.q_bias ? 1 : 0) + (a.k_bias ? 1 : 0) + (a.v_bias ? 1 : 0);
+  }
+  if (a.o_bias) ++n;
+  if (a.q_norm) n += norm_tensors(*a.q_norm);
+  if (a.k_norm) n += norm_tensors(*a.k_norm);
+  if (a.sinks) ++n;
+  if (a.relative_attention_buckets > 0) ++n;
+  return n;
+}
+
+std::int64_t mlp_tensors(const Mlp& mlp) {
+  switch (mlp.kind) {
+    case MlpKind::none: return 0;
+    case MlpKind::linear: return 1;
+    case MlpKind::gated: {
+      const std::int64_t up = mlp.fused_gate_up ? 1 : 2;
+      return up + 1 + (mlp.up_bias ? up : 0) + (mlp.down_bias ? 1 : 0);
+    }
+    case MlpKind::plain: return 2 + (mlp.up_bias ? 1 : 0) + (mlp.down_bias ? 1 : 0);
+  }
+  return 0;
+}
+
+std::int64_t ssm_tensors(const Ssm& ssm) {
+  const std::int64_t projections = ssm.proj_bias ? 4 : 2;  // in_proj, out_proj (+ biases)
+  const std::int64_t conv = ssm.conv_bias ? 2 : 1;
+  switch (ssm.kind) {
+    case SsmKind::mamba2:  // + A_log, D, dt_bias, gated norm
+      return projections + conv + 3 + (ssm.gated_norm ? 1 : 0);
+    case SsmKind::gated_delta_net:  // + in_proj_ba, A_log, dt_bias, norm
+      return projections + 1 + conv + 2 + (ssm.gated_norm ? 1 : 0);
+    case SsmKind::mamba1:  // + x_proj, dt_proj weight and bias, A_log, D (+ dt/B/C norms)
+      return projections + conv + 5 + (ssm.dt_bc_norms ? 3 : 0);
+  }
+  return 0;
+}
+
+std::int64_t block_tensors(const Block& block) {
+  if (block.shared_weights) return 0;
+  std::int64_t n = attention_tensors(block.attention) + mlp_tensors(block.mlp);
+  if (block.cross_attention) n += attention_tensors(*block.cross_attention);
+  if (block.ssm) n += ssm_tensors(*block.ssm);
+  for (const Norm& norm : block.norms) n += norm_tensors(norm);
+  if (block.moe) {
+    const Moe& moe = *block.moe;
+    n += 1 + (moe.router_bias ? 1 : 0) + (moe.router_correction_bias ? 1 : 0);
+    n = checked_add(n, checked_mul(moe.num_experts, mlp_tensors(moe.expert)));
+    if (moe.shared) n += mlp_tensors(*moe.shared);
+    if (moe.shared_expert_gate) ++n;
+    if (moe.latent_dim > 0) n += 2;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<NamedLinear> named_linears(const ModelDescription& model) {
+  std::vector<NamedLinear> out;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision) continue;
+    const std::string base = stack.mtp ? "mtp.layers" : "layers";
+    for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
+      const Block& block = stack.blocks[i];
+      if (block.shared_weights) continue;
+      const std::string prefix = fmt::format("{}.{}", base, i);
+      const Names names = block_names(prefix, block);
+      attention_linears(names.attention, block.attention, stack.mtp, out);
+      if (block.cross_attention) {
+        attention_linears(fmt::format("{}.{}", prefix, block.cross_attention->name),
+                          *block.cross_attention, stack.mtp, out);
+      }
+      if (block.ssm) ssm_linears(names.ssm, *block.ssm, stack.mtp, out);
+      mlp_linears(names.ffn, block.mlp, stack.mtp, false, out);
+      if (block.moe) {
+        const Moe& moe = *block.moe;
+        const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
+        out.push_back({names.ffn + ".gate", moe.num_experts, hidden, stack.mtp, true, false});
+        for (std::int64_t e = 0; e < moe.num_experts; ++e) {
+          mlp_linears(fmt::format("{}.experts.{}", names.ffn, e), moe.expert, stack.mtp, true, out);
+        }
+        if (moe.shared) {
+          mlp_linears(names.ffn + ".shared_experts", *moe.shared, stack.mtp, false, out);
+        }
+        if (moe.latent_dim > 0) {
+          out.push_back({names.ffn + ".fc1_latent_proj", moe.latent_dim, hidden, stack.mtp, false,
+                         false});
+          out.push_back({names.ffn + ".fc2_latent_proj", hidden, moe.latent_dim, stack.mtp, false,
+                         false});
+        }
+      }
+    }
+  }
+  if (model.has_lm_head && !model.tie_word_embeddings) {
+    out.push_back({"lm_head", model.vocab_size, model.embedding_dim, false, false, false});
+  }
+  return out;
+}
+
+std::int64_t tensor_count(const ModelDescription& model) {
+  std::int64_t n = 1;  // token embedding
+  if (model.learned_positions > 0) ++n;
+  if (model.token_types > 0) ++n;
+  if (model.embedding_norm) n += norm_tensors(*model.embedding_norm);
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) n = checked_add(n, block_tensors(block));
+    if (stack.final_norm) n += norm_tensors(*stack.final_norm);
+  }
+  if (model.has_lm_head) {
+    if (!model.tie_word_embeddings) ++n;
+    if (model.lm_head_bias) ++n;
+  }
+  for (const ExtraParameter& extra : model.extra_parameters) n += extra.op == "LayerNorm" ? 2 : 1;
+  return n;
+}
+
+}  // namespace trace::layout
