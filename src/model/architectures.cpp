@@ -69,6 +69,10 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"mamba", "Mamba"}, family::build_mamba},
     {{"falcon_mamba", "Falcon-Mamba"}, family::build_mamba},
     {{"mamba2", "Mamba-2, Mamba-Codestral"}, family::build_mamba},
+    {{"jamba", "Jamba-v0.1, Jamba-1.5-Mini / Large (hybrid Mamba-1 / attention, MoE)"},
+     family::build_jamba},
+    {{"granitemoehybrid", "Granite 4.0 H-Small / H-Tiny / H-Micro, Granite 4.0 Micro"},
+     family::build_granite_hybrid},
 };
 
 std::string supported_list() {
