@@ -69,6 +69,14 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"mamba", "Mamba"}, family::build_mamba},
     {{"falcon_mamba", "Falcon-Mamba"}, family::build_mamba},
     {{"mamba2", "Mamba-2, Mamba-Codestral"}, family::build_mamba},
+    {{"qwen3_next", "Qwen3-Next-80B-A3B, Qwen3-Coder-Next (gated DeltaNet + gated attention, MoE, MTP)"},
+     family::build_qwen3_next},
+    {{"qwen3_5", "Qwen3.5 / 3.6 dense (gated DeltaNet hybrid, MTP, vision encoder)"},
+     family::build_qwen3_5},
+    {{"qwen3_5_moe", "Qwen3.5 / 3.6 MoE (gated DeltaNet hybrid, MoE, MTP, vision encoder)"},
+     family::build_qwen3_5_moe},
+    {{"qwen3_5_text", "Qwen3.5 dense text model"}, family::build_qwen3_5_text},
+    {{"qwen3_5_moe_text", "Qwen3.5 MoE text model"}, family::build_qwen3_5_moe_text},
 };
 
 std::string supported_list() {
