@@ -73,6 +73,14 @@ constexpr ArchitectureRow k_architectures[] = {
      family::build_jamba},
     {{"granitemoehybrid", "Granite 4.0 H-Small / H-Tiny / H-Micro, Granite 4.0 Micro"},
      family::build_granite_hybrid},
+    {{"qwen3_next", "Qwen3-Next-80B-A3B, Qwen3-Coder-Next (gated DeltaNet + gated attention, MoE, MTP)"},
+     family::build_qwen3_next},
+    {{"qwen3_5", "Qwen3.5 / 3.6 dense (gated DeltaNet hybrid, MTP, vision encoder)"},
+     family::build_qwen3_5},
+    {{"qwen3_5_moe", "Qwen3.5 / 3.6 MoE (gated DeltaNet hybrid, MoE, MTP, vision encoder)"},
+     family::build_qwen3_5_moe},
+    {{"qwen3_5_text", "Qwen3.5 dense text model"}, family::build_qwen3_5_text},
+    {{"qwen3_5_moe_text", "Qwen3.5 MoE text model"}, family::build_qwen3_5_moe_text},
 };
 
 std::string supported_list() {

@@ -50,6 +50,11 @@ ModelDescription build_nemotron_h(const ConfigReader& config);
 ModelDescription build_mamba(const ConfigReader& config);
 ModelDescription build_jamba(const ConfigReader& config);
 ModelDescription build_granite_hybrid(const ConfigReader& config);
+ModelDescription build_qwen3_next(const ConfigReader& config);
+ModelDescription build_qwen3_5(const ConfigReader& config);
+ModelDescription build_qwen3_5_moe(const ConfigReader& config);
+ModelDescription build_qwen3_5_text(const ConfigReader& config);
+ModelDescription build_qwen3_5_moe_text(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
