@@ -69,6 +69,8 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"mamba", "Mamba"}, family::build_mamba},
     {{"falcon_mamba", "Falcon-Mamba"}, family::build_mamba},
     {{"mamba2", "Mamba-2, Mamba-Codestral"}, family::build_mamba},
+    {{"falcon_h1", "Falcon-H1 (parallel attention + Mamba-2 hybrid)"}, family::build_falcon_h1},
+    {{"zamba2", "Zamba2 (Mamba-2 with shared transformer blocks)"}, family::build_zamba2},
 };
 
 std::string supported_list() {

@@ -48,6 +48,8 @@ ModelDescription build_olmoe(const ConfigReader& config);
 ModelDescription build_glm4_moe(const ConfigReader& config);
 ModelDescription build_nemotron_h(const ConfigReader& config);
 ModelDescription build_mamba(const ConfigReader& config);
+ModelDescription build_falcon_h1(const ConfigReader& config);
+ModelDescription build_zamba2(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
