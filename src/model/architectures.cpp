@@ -81,6 +81,8 @@ constexpr ArchitectureRow k_architectures[] = {
      family::build_qwen3_5_moe},
     {{"qwen3_5_text", "Qwen3.5 dense text model"}, family::build_qwen3_5_text},
     {{"qwen3_5_moe_text", "Qwen3.5 MoE text model"}, family::build_qwen3_5_moe_text},
+    {{"falcon_h1", "Falcon-H1 (parallel attention + Mamba-2 hybrid)"}, family::build_falcon_h1},
+    {{"zamba2", "Zamba2 (Mamba-2 with shared transformer blocks)"}, family::build_zamba2},
 };
 
 std::string supported_list() {
