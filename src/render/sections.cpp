@@ -167,25 +167,42 @@ Table memory_table(const Report& report) {
                           format_bytes(b.ssm_state), format_bytes(b.overhead)});
   };
   const MemoryAssumptions& a = report.assumptions;
-  row(fmt::format("full fine-tune (AdamW, bf16 mixed, batch {})", a.batch),
-      report.memory.full_finetune);
-  row(fmt::format("LoRA r={} (base {}, batch {})", a.lora_rank, dtype_info(a.lora_base_dtype).name,
-                  a.batch),
-      report.memory.lora);
-  row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)",
-                  a.serve_weight_bytes >= 0 ? report.storage.format
-                                            : std::string(dtype_info(a.serve_weight_dtype).name),
-                  dtype_info(a.kv_dtype).name, a.concurrency, a.context),
-      report.memory.serve);
+  const auto shown = [&](std::string_view mode) {
+    return report.only_mode.empty() || report.only_mode == mode;
+  };
+  if (shown("full")) {
+    row(fmt::format("full fine-tune (AdamW, bf16 mixed, batch {})", a.batch),
+        report.memory.full_finetune);
+  }
+  if (shown("lora")) {
+    row(fmt::format("LoRA r={} (base {}, batch {})", a.lora_rank,
+                    dtype_info(a.lora_base_dtype).name, a.batch),
+        report.memory.lora);
+  }
+  if (shown("serve")) {
+    row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)",
+                    a.serve_weight_bytes >= 0 ? report.storage.format
+                                              : std::string(dtype_info(a.serve_weight_dtype).name),
+                    dtype_info(a.kv_dtype).name, a.concurrency, a.context),
+        report.memory.serve);
+  }
   return table;
 }
 
 Table cards_table(const Report& report) {
   Table table;
-  table.header = {"card", "usable", "budget", "full fine-tune", "LoRA", "serve"};
+  table.header = {"card", "usable", "budget"};
+  const std::string& only = report.only_mode;
+  if (only.empty() || only == "full") table.header.push_back("full fine-tune");
+  if (only.empty() || only == "lora") table.header.push_back("LoRA");
+  if (only.empty() || only == "serve") table.header.push_back("serve");
   for (const CardFit& card : report.cards) {
-    table.rows.push_back({card.id, format_bytes(card.memory_bytes), format_bytes(card.budget_bytes),
-                          fit_text(card.full_finetune), fit_text(card.lora), fit_text(card.serve)});
+    std::vector<std::string> row = {card.id, format_bytes(card.memory_bytes),
+                                    format_bytes(card.budget_bytes)};
+    if (only.empty() || only == "full") row.push_back(fit_text(card.full_finetune));
+    if (only.empty() || only == "lora") row.push_back(fit_text(card.lora));
+    if (only.empty() || only == "serve") row.push_back(fit_text(card.serve));
+    table.rows.push_back(std::move(row));
   }
   return table;
 }
@@ -301,13 +318,25 @@ std::string concurrency_line(const Report& report) {
   if (report.cards.empty()) return "";
   const CardFit& card = report.cards.front();
   const ModeMemory& serve = report.memory.serve;
+  const MemoryBreakdown& b = serve.breakdown;
   const std::int64_t concurrency = card.serve.fits ? card.serve.max_batch : 0;
+  const std::int64_t kv = serve.per_sequence_bytes - report.memory.ssm_state_bytes_per_sequence;
+  std::string per_request = fmt::format("KV {}", format_bytes(kv));
+  if (report.memory.ssm_state_bytes_per_sequence > 0) {
+    per_request += fmt::format(" + state {}", format_bytes(report.memory.ssm_state_bytes_per_sequence));
+  }
+  const double ratio =
+      serve.per_sequence_bytes > 0
+          ? static_cast<double>(card.budget_bytes - serve.fixed_bytes) /
+                static_cast<double>(serve.per_sequence_bytes)
+          : 0.0;
   return fmt::format(
-      "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} - weights "
-      "and overhead {}) / {} per request (KV + state)",
+      "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} [{} "
+      "usable less {:.0f}% headroom] - weights {} - CUDA context {}) / ({}) = {:.2f}, rounded down",
       card.id, group_digits(report.assumptions.context), concurrency,
-      format_bytes(card.budget_bytes), format_bytes(serve.fixed_bytes),
-      format_bytes(serve.per_sequence_bytes));
+      format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
+      report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),
+      format_bytes(b.overhead), per_request, ratio < 0 ? 0.0 : ratio);
 }
 
 std::vector<std::string> stored_extra_lines(const Report& report) {

@@ -65,7 +65,7 @@ std::string render_table(const Report& report) {
       report.assumptions.expert_parallel ? "expert parallel (EP) for MoE, else tensor parallel"
                                          : "tensor parallel");
   append_table(out, sections::cards_table(report));
-  if (!report.cards.empty()) out += "  " + sections::concurrency_line(report) + "\n";
+  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "  " + sections::concurrency_line(report) + "\n";
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));
   if (report.include_graph) {
