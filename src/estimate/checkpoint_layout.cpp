@@ -67,10 +67,11 @@ void attention_linears(const std::string& at, const Attention& a, bool mtp,
   add("o_proj", a.output_dim, q);
 }
 
-void mlp_linears(const std::string& at, const Mlp& mlp, bool mtp, bool expert,
+void mlp_linears(const std::string& at, const Mlp& mlp, bool mtp, std::int64_t experts,
                  std::vector<NamedLinear>& out) {
   const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols) {
-    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, expert});
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, experts > 0,
+                   experts > 0 ? experts : 1});
   };
   switch (mlp.kind) {
     case MlpKind::none: return;
@@ -207,17 +208,13 @@ std::vector<NamedLinear> named_linears(const ModelDescription& model) {
                           *block.cross_attention, stack.mtp, out);
       }
       if (block.ssm) ssm_linears(names.ssm, *block.ssm, stack.mtp, out);
-      mlp_linears(names.ffn, block.mlp, stack.mtp, false, out);
+      mlp_linears(names.ffn, block.mlp, stack.mtp, 0, out);
       if (block.moe) {
         const Moe& moe = *block.moe;
         const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
         out.push_back({names.ffn + ".gate", moe.num_experts, hidden, stack.mtp, true, false});
-        for (std::int64_t e = 0; e < moe.num_experts; ++e) {
-          mlp_linears(fmt::format("{}.experts.{}", names.ffn, e), moe.expert, stack.mtp, true, out);
-        }
-        if (moe.shared) {
-          mlp_linears(names.ffn + ".shared_experts", *moe.shared, stack.mtp, false, out);
-        }
+        mlp_linears(names.ffn + ".experts.*", moe.expert, stack.mtp, moe.num_experts, out);
+        if (moe.shared) mlp_linears(names.ffn + ".shared_experts", *moe.shared, stack.mtp, 0, out);
         if (moe.latent_dim > 0) {
           out.push_back({names.ffn + ".fc1_latent_proj", moe.latent_dim, hidden, stack.mtp, false,
                          false});

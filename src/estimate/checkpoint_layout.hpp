@@ -17,6 +17,9 @@ struct NamedLinear {
   bool mtp = false;       ///< inside a multi-token-prediction layer
   bool router = false;    ///< an MoE router or scoring projection: never quantized
   bool expert = false;    ///< a routed expert's projection
+  /// Routed experts come as one entry per projection: name "...experts.*.up_proj", count = the
+  /// number of experts (expert e's name has e in place of the '*').
+  std::int64_t count = 1;
 };
 
 /// Every Linear weight of the text model (vision towers left out), in checkpoint order.

@@ -170,20 +170,48 @@ bool excluded(const ModeloptScheme& scheme, const std::string& name) {
   return false;
 }
 
-ModuleFormat modelopt_format(const ModeloptScheme& scheme, const layout::NamedLinear& linear) {
-  if (linear.router) return ModuleFormat::unquantized;
-  const auto exact = std::lower_bound(
-      scheme.module_formats.begin(), scheme.module_formats.end(), linear.name,
-      [](const std::pair<std::string, ModuleFormat>& entry, const std::string& name) {
-        return entry.first < name;
-      });
-  if (exact != scheme.module_formats.end() && exact->first == linear.name) return exact->second;
+using FormatEntry = std::pair<std::string, ModuleFormat>;
+
+// First exact entry not before `name` (module_formats is sorted).
+std::vector<FormatEntry>::const_iterator first_at_or_after(const ModeloptScheme& scheme,
+                                                           std::string_view name) {
+  return std::lower_bound(scheme.module_formats.begin(), scheme.module_formats.end(), name,
+                          [](const FormatEntry& entry, std::string_view wanted) {
+                            return entry.first < wanted;
+                          });
+}
+
+ModuleFormat modelopt_format(const ModeloptScheme& scheme, const std::string& name, bool mtp,
+                             bool router) {
+  if (router) return ModuleFormat::unquantized;
+  const auto exact = first_at_or_after(scheme, name);
+  if (exact != scheme.module_formats.end() && exact->first == name) return exact->second;
   for (const auto& [pattern, format] : scheme.module_patterns) {
-    if (glob_match(pattern, linear.name)) return format;
+    if (glob_match(pattern, name)) return format;
   }
   // ModelOpt exports leave MTP layers at full precision unless its map names them.
-  if (linear.mtp || excluded(scheme, linear.name)) return ModuleFormat::unquantized;
+  if (mtp || excluded(scheme, name)) return ModuleFormat::unquantized;
   return scheme.default_format;
+}
+
+// True when some pattern or exclude entry names a particular expert ("experts.7."), so each
+// expert has to be looked up on its own.
+bool names_single_experts(const ModeloptScheme& scheme) {
+  const auto names_one = [](const std::string& entry) {
+    for (std::size_t at = entry.find("experts."); at != std::string::npos;
+         at = entry.find("experts.", at + 1)) {
+      const std::size_t next = at + 8;
+      if (next < entry.size() && entry[next] >= '0' && entry[next] <= '9') return true;
+    }
+    return false;
+  };
+  for (const auto& [pattern, format] : scheme.module_patterns) {
+    if (names_one(pattern)) return true;
+  }
+  for (const std::string& entry : scheme.exclude) {
+    if (names_one(entry)) return true;
+  }
+  return false;
 }
 
 // Storage of a ModelOpt checkpoint, module by module.
@@ -198,49 +226,84 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
   std::int64_t extra_tensors = 0;
   std::int64_t mtp_quantized_values = 0;
   std::int64_t mtp_quantized_bytes = 0;
-  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
-    const std::int64_t values = checked_mul(linear.rows, linear.cols, "the storage size");
-    const ModuleFormat format = modelopt_format(scheme, linear);
-    const std::int64_t before = storage.bytes;
+  // Summed here and added once per dtype: a Super-size map has ~80,000 Linears.
+  std::int64_t u8_elements = 0;
+  std::int64_t f8_elements = 0;
+  std::int64_t f32_scalars = 0;
+  const auto account = [&](const layout::NamedLinear& linear, ModuleFormat format,
+                           std::int64_t copies) {
+    const std::int64_t values =
+        checked_product({linear.rows, linear.cols, copies}, "the storage size");
+    std::int64_t bytes = 0;
     switch (format) {
       case ModuleFormat::unquantized:
-        if (!linear.expert) continue;  // counted with the rest at the checkpoint dtype below
+        if (!linear.expert) return;  // counted with the rest at the checkpoint dtype below
+        bytes = checked_mul(values, base.bytes, "the storage size");
         break;
-      case ModuleFormat::nvfp4:
-        add("U8", checked_mul(linear.rows, ceil_div(linear.cols, 2)), 1);
-        add("F8_E4M3", checked_mul(linear.rows, ceil_div(linear.cols, scheme.group_size)), 1);
-        add("F32", 2, 4);  // weight_scale_2, input_scale
-        storage.scale_elements = checked_add(
-            storage.scale_elements,
-            checked_mul(linear.rows, ceil_div(linear.cols, scheme.group_size)) + 2);
-        storage.quantized_values = checked_add(storage.quantized_values, values);
+      case ModuleFormat::nvfp4: {
+        const std::int64_t packed =
+            checked_product({linear.rows, ceil_div(linear.cols, 2), copies}, "the storage size");
+        const std::int64_t scales = checked_product(
+            {linear.rows, ceil_div(linear.cols, scheme.group_size), copies}, "the storage size");
+        u8_elements = checked_add(u8_elements, packed, "the storage size");
+        f8_elements = checked_add(f8_elements, scales, "the storage size");
+        f32_scalars += 2 * copies;  // weight_scale_2, input_scale
+        bytes = packed + scales + 8 * copies;
+        storage.scale_elements = checked_add(storage.scale_elements, scales + 2 * copies);
         nvfp4_values = checked_add(nvfp4_values, values);
-        ++storage.nvfp4_modules;
-        extra_tensors += 3;
-        scalar_tensors += 2;
+        storage.nvfp4_modules += copies;
+        extra_tensors += 3 * copies;
         break;
+      }
       case ModuleFormat::fp8:
-        add("F8_E4M3", values, 1);
-        add("F32", 2, 4);  // weight_scale, input_scale
-        storage.scale_elements += 2;
-        storage.quantized_values = checked_add(storage.quantized_values, values);
-        ++storage.fp8_modules;
-        extra_tensors += 2;
-        scalar_tensors += 2;
+        f8_elements = checked_add(f8_elements, values, "the storage size");
+        f32_scalars += 2 * copies;  // weight_scale, input_scale
+        bytes = values + 8 * copies;
+        storage.scale_elements += 2 * copies;
+        storage.fp8_modules += copies;
+        extra_tensors += 2 * copies;
         break;
     }
-    if (linear.mtp && format != ModuleFormat::unquantized) {
-      mtp_quantized_values += values;
-      mtp_quantized_bytes += storage.bytes - before;
+    if (format != ModuleFormat::unquantized) {
+      storage.quantized_values = checked_add(storage.quantized_values, values);
+      if (linear.mtp) {
+        mtp_quantized_values += values;
+        mtp_quantized_bytes += bytes;
+      }
     }
     if (linear.expert) {
       expert_values = checked_add(expert_values, values);
-      storage.routed_expert_bytes = checked_add(
-          storage.routed_expert_bytes,
-          format == ModuleFormat::unquantized ? checked_mul(values, base.bytes)
-                                              : storage.bytes - before);
+      storage.routed_expert_bytes = checked_add(storage.routed_expert_bytes, bytes);
+    }
+  };
+  const bool single_experts_named = names_single_experts(scheme);
+  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
+    if (linear.count == 1) {
+      account(linear, modelopt_format(scheme, linear.name, linear.mtp, linear.router), 1);
+      continue;
+    }
+    // A group of routed experts: one lookup serves all unless the map names single experts.
+    const std::size_t star = linear.name.find('*');
+    const std::string prefix = linear.name.substr(0, star);
+    const std::string suffix = linear.name.substr(star + 1);
+    const auto listed = first_at_or_after(scheme, prefix);
+    const bool per_expert = single_experts_named || (listed != scheme.module_formats.end() &&
+                                                     listed->first.starts_with(prefix));
+    if (!per_expert) {
+      account(linear, modelopt_format(scheme, prefix + "0" + suffix, linear.mtp, false),
+              linear.count);
+      continue;
+    }
+    for (std::int64_t e = 0; e < linear.count; ++e) {
+      account(linear,
+              modelopt_format(scheme, fmt::format("{}{}{}", prefix, e, suffix), linear.mtp, false),
+              1);
     }
   }
+  add("U8", u8_elements, 1);
+  add("F8_E4M3", f8_elements, 1);
+  add("F32", f32_scalars, 4);
+  scalar_tensors += f32_scalars;
   // Routers some checkpoints keep in F32; the rest at the checkpoint dtype.
   std::int64_t fp32_router = 0;
   std::int64_t mtp_fp32_router = 0;
@@ -294,6 +357,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   std::map<std::string, std::int64_t> bytes_by_dtype;     // dtype -> bytes
   std::map<std::string, std::int64_t> elements_by_dtype;  // dtype -> elements
   const auto add = [&](const std::string& dtype, std::int64_t elements, std::int64_t bytes_each) {
+    if (elements == 0) return;
     const std::int64_t bytes = checked_mul(elements, bytes_each, "the storage size");
     elements_by_dtype[dtype] = checked_add(elements_by_dtype[dtype], elements, "the storage size");
     bytes_by_dtype[dtype] = checked_add(bytes_by_dtype[dtype], bytes, "the storage size");
