@@ -126,6 +126,7 @@ std::string render_json(const Report& report) {
                     {"bytes", storage.bytes},
                     {"quantized_values", storage.quantized_values},
                     {"scale_elements", storage.scale_elements},
+                    {"mtp_bytes", storage.mtp_bytes},
                     {"by_dtype", by_dtype}};
   if (storage.tensors > 0) out["storage"]["tensors"] = storage.tensors;
   if (report.model.quantization && report.model.quantization->modelopt) {
