@@ -1,6 +1,7 @@
 #include "sections.hpp"
 
 #include <fmt/format.h>
+#include <map>
 
 #include "trace/render/render.hpp"
 
@@ -39,6 +40,64 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + "]";
 }
 
+// "40 Mamba-2, 40 MoE (512 experts, top-4..18, width 1280..2688, 1 shared, latent 1024), 8
+// attention" for stacks with state-space or one-mixer (Nemotron-H) layers; empty for others.
+std::string hybrid_summary(const Stack& stack) {
+  std::int64_t attention = 0;
+  std::int64_t moe_layers = 0;
+  std::int64_t dense = 0;
+  std::map<std::string, std::int64_t> ssm;
+  std::int64_t top_min = 0, top_max = 0, width_min = 0, width_max = 0;
+  const Moe* moe = nullptr;
+  bool single_mixer = false;
+  for (const Block& block : stack.blocks) {
+    single_mixer = single_mixer || block.single_mixer;
+    if (block.ssm) {
+      const char* kind = block.ssm->kind == SsmKind::mamba1   ? "Mamba"
+                         : block.ssm->kind == SsmKind::mamba2 ? "Mamba-2"
+                                                              : "gated DeltaNet";
+      ++ssm[kind];
+    }
+    if (block.attention.kind == AttentionKind::standard || block.attention.kind == AttentionKind::mla) {
+      ++attention;
+    }
+    if (block.moe) {
+      const Moe& m = *block.moe;
+      if (!moe) {
+        top_min = top_max = m.top_k;
+        width_min = width_max = m.expert.intermediate;
+      }
+      moe = &m;
+      ++moe_layers;
+      top_min = std::min(top_min, m.top_k);
+      top_max = std::max(top_max, m.top_k);
+      width_min = std::min(width_min, m.expert.intermediate);
+      width_max = std::max(width_max, m.expert.intermediate);
+    } else if (block.mlp.kind == MlpKind::gated || block.mlp.kind == MlpKind::plain) {
+      ++dense;
+    }
+  }
+  if (ssm.empty() && !single_mixer) return "";
+  const auto range = [](std::int64_t low, std::int64_t high) {
+    return low == high ? fmt::format("{}", low) : fmt::format("{}..{}", low, high);
+  };
+  std::vector<std::string> parts;
+  for (const auto& [kind, count] : ssm) parts.push_back(fmt::format("{} {}", count, kind));
+  if (moe_layers > 0) {
+    parts.push_back(fmt::format(
+        "{} MoE ({} experts, top-{}, width {}{}{})", moe_layers, moe->num_experts,
+        range(top_min, top_max), range(width_min, width_max),
+        moe->shared ? fmt::format(", {} shared", std::max<std::int64_t>(moe->num_shared_experts, 1))
+                    : std::string(),
+        moe->latent_dim > 0 ? fmt::format(", latent {}", moe->latent_dim) : std::string()));
+  }
+  if (dense > 0) parts.push_back(fmt::format("{} MLP", dense));
+  if (attention > 0) parts.push_back(fmt::format("{} attention", attention));
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
+}
+
 }  // namespace
 
 Facts model_facts(const Report& report) {
@@ -66,14 +125,19 @@ Facts model_facts(const Report& report) {
     }
     const auto layers = static_cast<std::int64_t>(stack.blocks.size());
     std::string text = fmt::format("{} layers", layers);
-    if (moe_layers > 0) {
+    const std::string hybrid = hybrid_summary(stack);
+    if (!hybrid.empty()) {
+      text += ": " + hybrid;
+    } else if (moe_layers > 0) {
       text += fmt::format(" ({} dense + {} MoE: {} experts, top-{}{})", layers - moe_layers,
                           moe_layers, moe->num_experts, moe->top_k,
                           moe->shared ? fmt::format(", {} shared", std::max<std::int64_t>(
                                                                       moe->num_shared_experts, 1))
                                       : std::string());
     }
-    if (attention_layers < layers) text += fmt::format(", attention in {}", attention_layers);
+    if (attention_layers < layers && hybrid.empty()) {
+      text += fmt::format(", attention in {}", attention_layers);
+    }
     if (attention) {
       text += attention->kind == AttentionKind::mla
                   ? fmt::format(", hidden {}, MLA {} heads", attention->input_dim,

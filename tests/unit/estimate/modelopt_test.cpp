@@ -277,6 +277,12 @@ TEST_CASE("trace --plan with no model plans the Puzzle NVFP4", "[modelopt][cli]"
   CHECK(result.out.find("40,960 NVFP4, 160 FP8") != std::string::npos);
   CHECK(result.out.find("Hub parameter count") != std::string::npos);
   CHECK(result.out.find("44,539,890,688") != std::string::npos);
+  // The real stack (NVIDIA's card: 40 Mamba-2, 40 MoE with per-layer width 1280-2688 and top-k
+  // 4-18, 8 attention; one MTP block of attention + MoE).
+  CHECK(result.out.find("88 layers: 40 Mamba-2, 40 MoE (512 experts, top-4..18, width "
+                        "1280..2688, 1 shared, latent 1024), 8 attention") != std::string::npos);
+  CHECK(result.out.find("2 layers: 1 MoE (512 experts, top-22, width 2688, 1 shared, latent "
+                        "1024), 1 attention") != std::string::npos);
 }
 
 TEST_CASE("token counts take k and M suffixes", "[cli]") {
