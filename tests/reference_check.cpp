@@ -1,16 +1,20 @@
 // Reference check: every row of the shared params.csv whose model_type trace supports must give
 // exactly the published logical parameter count (or the accepted alternative). Run by .ci/run
 // where ../shared exists:  trace_reference_check ../shared/reference
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "trace/error.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/io/model_source.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
   const std::size_t alt_col = column("alt_params");
   const std::size_t id_col = column("model_id");
   const std::size_t kind_col = column("kind");
+  const std::size_t notes_col = column("notes");
   int passed = 0;
   int failed = 0;
   int skipped = 0;
@@ -92,9 +97,31 @@ int main(int argc, char** argv) {
     const std::int64_t expected = std::stoll(row[logical_col]);
     const std::int64_t alternative = row[alt_col].empty() ? expected : std::stoll(row[alt_col]);
     try {
-      const std::string text = trace::read_text_file(root + "/hf-configs/" + row[file_col]);
-      const trace::ParameterCount count =
-          trace::count_parameters(trace::parse_model_config(text));
+      const std::string path = root + "/hf-configs/" + row[file_col];
+      const std::string text = trace::read_text_file(path);
+      // A ModelOpt export's hf_quant_config.json, saved beside as <stem>.hf_quant_config.json.
+      const std::string stem = path.substr(0, path.size() - std::string(".json").size());
+      std::string quant;
+      if (std::filesystem::exists(stem + ".hf_quant_config.json")) {
+        quant = trace::read_text_file(stem + ".hf_quant_config.json");
+      }
+      const trace::ModelDescription model = trace::parse_model_config(text, quant);
+      const trace::ParameterCount count = trace::count_parameters(model);
+      // Rows whose notes pin the checkpoint ("stored: 24,147 tensors, 19,339,781,632 bytes").
+      static const std::regex stored_rx(R"(stored: ([0-9,]+) tensors, ([0-9,]+) bytes)");
+      std::smatch stored;
+      if (std::regex_search(row[notes_col], stored, stored_rx)) {
+        const auto number = [](std::string digits) {
+          digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+          return std::stoll(digits);
+        };
+        const trace::StorageEstimate storage = trace::estimate_storage(model, count);
+        const bool same = storage.tensors == number(stored[1]) && storage.bytes == number(stored[2]);
+        (same ? passed : failed) += 1;
+        std::cout << fmt::format("{}  {:<55} storage {} tensors, {} bytes (row: {} / {})\n",
+                                 same ? "ok   " : "FAIL ", row[id_col] + " [stored]",
+                                 storage.tensors, storage.bytes, stored[1].str(), stored[2].str());
+      }
       const std::int64_t total = count.total;
       // trace counts router correction-bias buffers; the row may use either convention.
       const std::int64_t unbuffered = count.total - count.router_bias_buffers;
