@@ -1,8 +1,10 @@
-// Granite 4.0 (model_type granitemoehybrid): totals and active counts derived by hand from the
-// tensor shapes of transformers' modeling_granitemoehybrid.py (tests/data/configs/
-// SOURCES-jamba-granite.md), which round to IBM's published 32B / 9B active (H-Small), 7B / 1B
-// active (H-Tiny), 3B (H-Micro) and 3B (Micro); Mamba-2 state and KV bytes derived by hand;
-// schedule errors.
+// Granite 4.0 (model_type granitemoehybrid): totals derived by hand from the tensor shapes of
+// transformers' modeling_granitemoehybrid.py (tests/data/configs/SOURCES-jamba-granite.md) and
+// equal to the exact published checkpoint totals (Hub safetensors metadata / GGUF
+// general.parameter_count, sources in the SOURCES file): H-Small 32,207,337,984, H-Tiny
+// 6,939,037,248, H-Micro 3,191,396,096, Micro 3,402,836,480, 1B 1,631,750,144, 350M 352,379,904.
+// H-1B has no published exact count (hand derivation only). Active counts, Mamba-2 state and KV
+// bytes derived by hand; schedule errors.
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -28,6 +30,7 @@ TEST_CASE("Granite-4.0-H-Small: 32,207,337,984 total, 8,803,121,664 active", "[g
   const trace::ModelDescription model =
       fixture("ibm-granite--granite-4.0-h-small.reconstructed.json");
   const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: 32,207,337,984 (Hub safetensors total; GGUF n-params of unsloth's conversion).
   // 100,352 x 4,096 (tied) + 4 attention x 41,943,040 + 36 Mamba-2 x 102,286,976 + 40 x
   // (72 experts x 9,437,184 + 294,912 router + 18,874,368 shared) + 40 x 2 x 4,096 + 4,096.
   CHECK(count.total == 32'207'337'984);
@@ -58,6 +61,7 @@ TEST_CASE("Granite-4.0-H-Small: 32,207,337,984 total, 8,803,121,664 active", "[g
 TEST_CASE("Granite-4.0-H-Tiny: 6,939,037,248 total, 1,465,470,528 active", "[granite][golden]") {
   const trace::ParameterCount count =
       trace::count_parameters(fixture("ibm-granite--granite-4.0-h-tiny.reconstructed.json"));
+  // Published: 6,939,037,248 (safetensors metadata of granite-4.0-h-tiny and -h-tiny-base).
   // 100,352 x 1,536 + 4 x 6,291,456 + 36 x 14,642,576 + 40 x (64 x 2,359,296 + 98,304 +
   // 4,718,592) + 40 x 2 x 1,536 + 1,536.
   CHECK(count.total == 6'939'037'248);
@@ -69,6 +73,7 @@ TEST_CASE("Granite-4.0-H-Micro (dense hybrid): 3,191,396,096", "[granite][golden
   const trace::ModelDescription model =
       fixture("ibm-granite--granite-4.0-h-micro.reconstructed.json");
   const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: 3,191,396,096 (GGUF general.parameter_count of the h-micro conversion).
   // 100,352 x 2,048 + 4 x 10,485,760 + 36 x 25,847,232 + 40 x 50,331,648 (shared MLP) +
   // 40 x 2 x 2,048 + 2,048.
   CHECK(count.total == 3'191'396'096);
@@ -86,6 +91,7 @@ TEST_CASE("Granite-4.0-H-Micro (dense hybrid): 3,191,396,096", "[granite][golden
 TEST_CASE("Granite-4.0-Micro (attention only, RoPE): 3,402,836,480", "[granite][golden]") {
   const trace::ModelDescription model = fixture("ibm-granite--granite-4.0-micro.reconstructed.json");
   const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: 3,402,836,480 (Hub safetensors.total).
   // 100,352 x 2,560 + 40 x (15,728,640 attention + 62,914,560 MLP + 2 x 2,560) + 2,560.
   CHECK(count.total == 3'402'836'480);
   CHECK(trace::component_count(count, "ssm") == 0);
@@ -94,6 +100,37 @@ TEST_CASE("Granite-4.0-Micro (attention only, RoPE): 3,402,836,480", "[granite][
   CHECK(trace::ssm_state_bytes(model, trace::Dtype::fp32, 2) == 0);
   // 40 layers x 2 x 8 kv heads x 64 x 2 bytes.
   CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 81'920);
+}
+
+TEST_CASE("Granite-4.0-1B (attention only, RoPE): 1,631,750,144", "[granite][golden]") {
+  const trace::ModelDescription model = fixture("ibm-granite--granite-4.0-1b.reconstructed.json");
+  const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: 1,631,750,144 (Hub safetensors total of ibm-granite/granite-4.0-1b).
+  // 100,352 x 2,048 (tied) + 40 x (10,485,760 attention + 25,165,824 MLP + 2 x 2,048) + 2,048.
+  CHECK(count.total == 1'631'750'144);
+  CHECK(count.active == count.total);
+  CHECK(trace::component_count(count, "ssm") == 0);
+  CHECK(trace::component_count(count, "mlp") == 40LL * 25'165'824);
+  CHECK(model.position == trace::PositionKind::rope);
+}
+
+TEST_CASE("Granite-4.0-350M (attention only, RoPE): 352,379,904", "[granite][golden]") {
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("ibm-granite--granite-4.0-350m.reconstructed.json"));
+  // Published: 352,379,904 (Hub safetensors total of ibm-granite/granite-4.0-350m).
+  // 100,352 x 1,024 (tied) + 28 x (2,621,440 attention + 6,291,456 MLP + 2 x 1,024) + 1,024.
+  CHECK(count.total == 352'379'904);
+  CHECK(trace::component_count(count, "attention") == 28LL * 2'621'440);
+}
+
+TEST_CASE("Granite-4.0-H-1B (dense hybrid): 1,461,538,368 derived", "[granite]") {
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("ibm-granite--granite-4.0-h-1b.reconstructed.json"));
+  // Hand derivation only (no exact published count found): 100,352 x 1,536 (tied) + 4 x
+  // 6,291,456 + 36 x 14,642,576 (the H-Tiny mixer) + 40 x 18,874,368 (shared MLP, 4,096) +
+  // 40 x 2 x 1,536 + 1,536.
+  CHECK(count.total == 1'461'538'368);
+  CHECK(trace::component_count(count, "ssm") == 36LL * 14'642'576);
 }
 
 TEST_CASE("Granite 4.0-H serving: KV on 4 layers, Mamba-2 state fixed", "[granite][memory]") {

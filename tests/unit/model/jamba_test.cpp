@@ -1,7 +1,8 @@
 // Jamba (model_type jamba): totals and active counts derived by hand from the tensor shapes of
-// transformers' modeling_jamba.py (tests/data/configs/SOURCES-jamba-granite.md), which round to
-// AI21's published 52B / 12B active (Jamba-v0.1, Jamba-1.5-Mini) and 398B / 94B active
-// (Jamba-1.5-Large); the Mamba state and KV bytes per sequence derived by hand; schedule errors.
+// transformers' modeling_jamba.py (tests/data/configs/SOURCES-jamba-granite.md). Jamba-v0.1's
+// total equals the exact published Hub count 51,570,323,328 (SOURCES file); Jamba-1.5-Mini and
+// -Large only round to AI21's published 52B / 12B active and 398B / 94B active; the Mamba state
+// and KV bytes per sequence derived by hand; schedule errors.
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -26,6 +27,7 @@ nlohmann::json fixture_json(const char* name) {
 TEST_CASE("Jamba-v0.1: 51,570,323,328 total, 12,110,311,296 active", "[jamba][golden]") {
   const trace::ModelDescription model = fixture("ai21labs--Jamba-v0.1.reconstructed.json");
   const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: 51,570,323,328 (Hub count for ai21labs/Jamba-v0.1, SOURCES-jamba-granite.md).
   // 2 x 65,536 x 4,096 (embedding + untied head) + 4 attention x 41,943,040 + 28 Mamba x
   // 105,308,448 + 16 dense MLP x 176,160,768 + 16 MoE x (16 x 176,160,768 + 65,536 router) +
   // 32 x 2 x 4,096 + 4,096 norms.
