@@ -161,6 +161,11 @@ ModelDescription parse_model_config(std::string_view json_text,
         config.type_name()));
   }
   const auto type_it = config.find("model_type");
+  if (type_it == config.end() && config.contains("quantization") && config.contains("producer")) {
+    throw ConfigError(
+        "this is an hf_quant_config.json (ModelOpt's quantization map), not a config.json; pass "
+        "the checkpoint folder or its config.json and trace reads both");
+  }
   if (type_it == config.end() || !type_it->is_string()) {
     throw ConfigError(fmt::format(
         "config.json has no 'model_type' string; add the model's type (supported: {})",

@@ -220,6 +220,9 @@ TEST_CASE("ModelOpt errors name the key and the file", "[modelopt][bad_input]") 
                                    {"quantized_layers", {{"backbone.layers.0.mixer.in_proj", {{"quant_algo", "INT8"}}}}}};
   CHECK_THAT(message(config.dump(), ""), Catch::Contains("backbone.layers.0.mixer.in_proj") && Catch::Contains("INT8"));
   CHECK_THAT(message(nano, "{not json"), Catch::Contains("hf_quant_config.json"));
+  // The map itself passed where config.json belongs.
+  CHECK_THAT(message(nano_hf_quant_config(), ""),
+             Catch::Contains("hf_quant_config.json") && Catch::Contains("folder"));
   CHECK_THAT(message(nano, R"({"producer": {}})"), Catch::Contains("hf_quant_config.json") && Catch::Contains("quantization"));
   CHECK_THAT(message(nano, R"({"quantization": {"quant_algo": "NVFP4", "group_size": 0}})"),
              Catch::Contains("hf_quant_config.json") && Catch::Contains("group_size"));
