@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <ostream>
 
@@ -9,6 +10,8 @@
 #include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/catalog.hpp"
 #include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
+#include "trace/validate/validation.hpp"
 #include "trace/render/render.hpp"
 #include "trace/report/report.hpp"
 #include "trace/version.hpp"
@@ -296,6 +299,63 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   return fits ? k_exit_ok : k_exit_does_not_fit;
 }
 
+int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Run every row of a measured-runs CSV (the columns of measured.csv) through the "
+               "estimator and print the scoreboard (docs/validation.md).",
+               "trace validate"};
+  std::string csv;
+  std::string configs;
+  bool json = false;
+  bool markdown = false;
+  app.add_option("file", csv, "CSV of measured runs")->required();
+  app.add_option("--configs", configs,
+                 "folder holding each row's config_file; default: hf-configs/ beside the CSV");
+  app.add_flag("--json", json, "print the scoreboard as one JSON object");
+  app.add_flag("--markdown", markdown, "print the scoreboard and every row as Markdown");
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
+  const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
+  if (configs.empty()) {
+    configs = (std::filesystem::path(csv).parent_path() / "hf-configs").string();
+  }
+  const ConfigLoader loader = [&](const std::string& name) -> std::optional<std::string> {
+    if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) {
+      return std::nullopt;
+    }
+    const std::filesystem::path path = std::filesystem::path(configs) / name;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
+    return read_text_file(path.string());
+  };
+  const Scoreboard board = validate_rows(rows, loader);
+  if (json) {
+    out << render_scoreboard_json(board);
+  } else if (markdown) {
+    out << render_scoreboard_markdown(board);
+  } else {
+    out << fmt::format("{} rows, {} planned\n", board.rows, board.planned);
+    out << fmt::format("did-not-fit recall      {}/{} ({:.1f}%)\n", board.oom_flagged, board.oom_rows,
+                       board.oom_rows ? 100.0 * static_cast<double>(board.oom_flagged) /
+                                            static_cast<double>(board.oom_rows)
+                                      : 0.0);
+    out << fmt::format("false \"does not fit\"   {}/{} ({:.1f}%)\n", board.fit_rejected,
+                       board.fit_rows,
+                       board.fit_rows ? 100.0 * static_cast<double>(board.fit_rejected) /
+                                            static_cast<double>(board.fit_rows)
+                                      : 0.0);
+    out << fmt::format("|error| median {:.1f}%, p90 {:.1f}% over {} rows with a measured peak\n",
+                       100 * board.median_abs_rel_error, 100 * board.p90_abs_rel_error,
+                       board.error_rows);
+    for (const Scoreboard::Task& task : board.tasks) {
+      out << fmt::format("  {:<16} rows {:>3}  planned {:>3}  OOM flagged {:>2}/{:<2}  false reject "
+                         "{:>2}/{:<3}  median {:5.1f}%  p90 {:5.1f}%\n",
+                         task.task, task.rows, task.planned, task.oom_flagged, task.oom_rows,
+                         task.fit_rejected, task.fit_rows, 100 * task.median_abs_rel_error,
+                         100 * task.p90_abs_rel_error);
+    }
+  }
+  return k_exit_ok;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
@@ -306,6 +366,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       if (args[1] == "gpus") return gpus_command(rest, out, err);
       if (args[1] == "models") return models_command(rest, out, err);
       if (args[1] == "check") return check_command(rest, out, err, env);
+      if (args[1] == "validate") return validate_command(rest, out, err);
     }
     return plan_command(args, out, err, env);
   } catch (const FetchError& error) {

@@ -251,39 +251,58 @@ Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions
   return Dtype::fp32;
 }
 
-std::int64_t training_activation_bytes(const ModelDescription& model, std::int64_t seq_len,
-                                       const MemoryAssumptions& assumptions) {
-  std::int64_t values_per_token = 0;
+std::vector<LayerActivation> layer_activations(const ModelDescription& model,
+                                               std::int64_t seq_len) {
+  std::vector<LayerActivation> layers;
   for (const Stack& stack : model.stacks) {
     // Image tokens are not modelled yet; MTP layers are (they run in training).
     if (stack.vision) continue;
     for (const Block& block : stack.blocks) {
-      std::int64_t layer = attention_saved_values(block.attention);
-      if (block.cross_attention) layer += attention_saved_values(*block.cross_attention);
-      layer += ffn_saved_values(block);
-      if (block.ssm) layer += ssm_saved_values(*block.ssm);
+      LayerActivation layer;
+      layer.values_per_token = attention_saved_values(block.attention);
+      if (block.cross_attention) layer.values_per_token += attention_saved_values(*block.cross_attention);
+      layer.values_per_token += ffn_saved_values(block);
+      if (block.ssm) layer.values_per_token += ssm_saved_values(*block.ssm);
       // each norm saves its input
-      layer += static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
-      values_per_token = checked_add(values_per_token, layer, "the activation size");
+      layer.values_per_token +=
+          static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
+      layer.input_width = block.attention.input_dim;
+      if (block.attention.kind == AttentionKind::standard ||
+          block.attention.kind == AttentionKind::mla) {
+        layer.attention_heads = block.attention.num_heads;
+        layer.attended_tokens = block.attention.sliding_window > 0
+                                    ? std::min(seq_len, block.attention.sliding_window)
+                                    : seq_len;
+      }
+      // Mamba-2's chunked scan (SSD, Dao & Gu 2024) keeps one fp32 state per chunk for
+      // backward; the chunked gated delta rule (Yang et al. 2024) does the same.
+      if (block.ssm && block.ssm->kind != SsmKind::mamba1) {
+        const Ssm& ssm = *block.ssm;
+        layer.chunk_state_bytes = checked_product(
+            {ceil_div(seq_len, ssm.chunk_size), ssm.num_heads, ssm.head_dim, ssm.state, 4},
+            "the activation size");
+      }
+      layers.push_back(layer);
     }
-    // final norm input + head input
-    values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
+  }
+  return layers;
+}
+
+std::int64_t training_activation_bytes(const ModelDescription& model, std::int64_t seq_len,
+                                       const MemoryAssumptions& assumptions) {
+  std::int64_t values_per_token = 0;
+  std::int64_t chunk_states = 0;
+  for (const LayerActivation& layer : layer_activations(model, seq_len)) {
+    values_per_token = checked_add(values_per_token, layer.values_per_token, "the activation size");
+    chunk_states = checked_add(chunk_states, layer.chunk_state_bytes, "the activation size");
+  }
+  // final norm input + head input, per text stack
+  for (const Stack& stack : model.stacks) {
+    if (!stack.vision) values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
   }
   std::int64_t hidden_bytes = checked_product(
       {values_per_token, seq_len, assumptions.activation_bytes}, "the activation size");
-  // Mamba-2's chunked scan (SSD, Dao & Gu 2024) keeps one fp32 state per chunk for backward; the
-  // chunked gated delta rule (Yang et al. 2024) does the same with its own chunk length.
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision) continue;
-    for (const Block& block : stack.blocks) {
-      if (!block.ssm || block.ssm->kind == SsmKind::mamba1) continue;
-      const Ssm& ssm = *block.ssm;
-      hidden_bytes = checked_add(
-          hidden_bytes, checked_product({ceil_div(seq_len, ssm.chunk_size), ssm.num_heads,
-                                         ssm.head_dim, ssm.state, 4},
-                                        "the activation size"));
-    }
-  }
+  hidden_bytes = checked_add(hidden_bytes, chunk_states, "the activation size");
   // Logits and the loss: vocab x tokens, upcast to fp32 (the largest term for small models with
   // 128k-256k vocabularies).
   const std::int64_t logits_bytes = checked_product(

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "trace/dtype.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -104,6 +105,17 @@ std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
                              std::int64_t conv_state_bytes);
 /// The SSM dtype the assumptions and the config imply.
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
+
+/// What one layer of the text stacks saves for backward, per token, and the terms that are not
+/// per token (docs/memory.md).
+struct LayerActivation {
+  std::int64_t values_per_token = 0;  ///< saved values (not bytes) per token, flash/SDPA attention
+  std::int64_t input_width = 0;       ///< the layer input (what full checkpointing keeps)
+  std::int64_t attention_heads = 0;   ///< heads of a softmax attention (0: none in this layer)
+  std::int64_t attended_tokens = 0;   ///< keys each query sees (window-capped)
+  std::int64_t chunk_state_bytes = 0; ///< Mamba-2 / DeltaNet chunk states for the whole sequence
+};
+std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 
 /// Activation bytes one training sequence of `seq_len` tokens saves for backward, with SDPA /
 /// flash attention (no score matrix). Formula: docs/memory.md.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "trace/report/report.hpp"
+#include "trace/validate/validation.hpp"
 
 namespace trace {
 
@@ -20,6 +21,11 @@ std::string render_table(const Report& report);
 /// The same sections as GitHub-flavoured Markdown.
 std::string render_markdown(const Report& report);
 std::string render(const Report& report, const RenderOptions& options);
+
+/// `trace validate`: one JSON object (schema "trace.validate/1", docs/validation.md).
+std::string render_scoreboard_json(const Scoreboard& board);
+/// The scoreboard and every row as Markdown tables (the body of docs/validation.md).
+std::string render_scoreboard_markdown(const Scoreboard& board);
 
 // ---- formatting helpers shared by the renderers ----
 /// 8030261248 -> "8,030,261,248".

@@ -1,0 +1,119 @@
+#pragma once
+/// One concrete job — a training step (full, LoRA, QLoRA) or a serving process — and the peak
+/// memory it needs on each GPU. Every knob is a field here and a flag on the CLI; every constant
+/// is a named field of JobAssumptions with its default and source in docs/memory.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/dtype.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_description.hpp"
+
+namespace trace {
+
+enum class JobMode { full, lora, qlora, serve };
+
+/// Training precision.
+enum class Precision {
+  fp32,       ///< fp32 weights, gradients, optimizer states, activations
+  mixed,      ///< fp32 master weights + bf16/fp16 autocast (activations half precision)
+  bf16_pure,  ///< weights, gradients and optimizer states in bf16 (LitGPT "bf16-true")
+  fp16_pure,
+};
+
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
+
+enum class Checkpointing {
+  none,
+  full,       ///< each layer's input is kept; the layer is recomputed in backward
+  selective,  ///< Korthikanti's selective recomputation: the attention core is recomputed
+  offload,    ///< checkpointed layer inputs are offloaded to CPU memory
+};
+
+enum class AttentionImpl { sdpa, eager };
+
+enum class Sharding {
+  single,  ///< one GPU (or tensor / pipeline parallel only)
+  ddp,     ///< data parallel, every GPU holds everything
+  zero1,   ///< optimizer states sharded
+  zero2,   ///< + gradients
+  zero3,   ///< + parameters (FSDP full shard)
+};
+
+/// Which Linear layers LoRA adapts.
+enum class LoraTargets { attention_qv, attention, all_linear };
+
+struct Job {
+  JobMode mode = JobMode::full;
+  Precision precision = Precision::mixed;
+  Optimizer optimizer = Optimizer::adamw;
+  Checkpointing checkpointing = Checkpointing::none;
+  AttentionImpl attention = AttentionImpl::sdpa;
+  std::int64_t seq_len = 2048;
+  std::int64_t batch = 1;  ///< micro-batch per GPU
+  std::int64_t lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::all_linear;
+  /// LoRA / serving: the frozen or served base weights' dtype (nullopt: bf16; QLoRA: nf4).
+  std::optional<Dtype> base_dtype;
+  bool base_nf4 = false;  ///< QLoRA: base Linears in bitsandbytes nf4 (double quantization)
+  // Parallelism.
+  std::int64_t gpus = 1;
+  Sharding sharding = Sharding::single;
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  bool cpu_offload = false;          ///< optimizer states (and, with zero3, parameters) on CPU
+  bool optimizer_in_backward = false;  ///< the step is fused into backward: one layer's grads live
+  // Serving.
+  std::int64_t context = 4096;
+  std::int64_t concurrency = 1;
+  Dtype kv_dtype = Dtype::bf16;
+};
+
+/// Constants of the training estimate (docs/memory.md, "Jobs").
+struct JobAssumptions {
+  std::int64_t activation_bytes = 2;          ///< half-precision activations saved for backward
+  std::int64_t logits_bytes_per_value = 10;   ///< bf16 logits 2 + fp32 upcast 4 + fp32 grad 4
+  std::int64_t eager_score_bytes = 6;         ///< eager softmax: fp32 output 4 + bf16 copy 2
+  std::int64_t nf4_block = 64;                ///< bitsandbytes nf4 block size
+  std::int64_t cuda_context_bytes = 512LL << 20;
+  double headroom_fraction = 0.05;
+};
+
+/// Per-GPU peak, by term (bytes).
+struct JobBreakdown {
+  std::int64_t weights = 0;
+  std::int64_t gradients = 0;
+  std::int64_t optimizer = 0;
+  std::int64_t activations = 0;
+  std::int64_t logits = 0;
+  std::int64_t kv_cache = 0;
+  std::int64_t ssm_state = 0;
+  std::int64_t total() const;
+};
+
+struct JobEstimate {
+  JobBreakdown breakdown;
+  std::int64_t peak_bytes = 0;        ///< what the framework allocates at its peak, per GPU
+  std::int64_t trainable_params = 0;
+  std::vector<std::string> notes;     ///< assumptions worth showing
+};
+
+/// Throws ConfigError naming the flag when a job value is out of range or contradictory.
+void validate_job(const Job& job);
+
+JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
+                         const Job& job, const JobAssumptions& assumptions = {});
+
+/// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
+/// nullopt when unknown.
+std::optional<JobMode> parse_job_mode(std::string_view text);
+std::optional<Precision> parse_precision(std::string_view text);
+std::optional<Optimizer> parse_optimizer(std::string_view text);
+std::optional<Checkpointing> parse_checkpointing(std::string_view text);
+std::optional<AttentionImpl> parse_attention(std::string_view text);
+std::optional<Sharding> parse_sharding(std::string_view text);
+
+}  // namespace trace

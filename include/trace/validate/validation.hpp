@@ -1,0 +1,89 @@
+#pragma once
+/// `trace validate`: runs measured jobs (a CSV with the columns of the shared measured.csv, read
+/// from its machine-readable job_* columns) through the estimator and scores it: did-not-fit
+/// recall, false "does not fit", relative error of the peak. Pure: the caller supplies the CSV
+/// text and a way to read each row's config. Definitions: docs/validation.md.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/estimate/job.hpp"
+
+namespace trace {
+
+/// One CSV row as the validator reads it.
+struct MeasuredRow {
+  std::string row_id;
+  std::string task;         ///< job_task: full, lora, qlora, serve, kv_capacity, activation_only
+  std::string model_id;
+  std::string config_file;  ///< resolved by the caller's loader; empty: no config
+  Job job;
+  std::string job_error;    ///< a job_* cell trace cannot read (the row is then unplanned)
+  double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
+  std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
+  bool oom = false;
+  std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
+  std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged
+  double gpu_memory_utilization = 0.9;
+};
+
+/// Parses the CSV. Throws ConfigError when a required column is missing or the text is not CSV.
+std::vector<MeasuredRow> parse_measured_csv(std::string_view text);
+
+/// Constants of the checks (docs/validation.md); every row gets the same.
+struct ValidationAssumptions {
+  JobAssumptions job;
+  /// vLLM's memory outside torch's allocator at TP 1 (NCCL, CUDA graphs' pools are inside its
+  /// profile): 0.16-0.43 GiB in the logged runs.
+  std::int64_t engine_non_torch_bytes = 384LL << 20;
+  /// Extra non-torch memory per GPU when TP > 1 (NCCL / custom all-reduce buffers): 1.79 GiB
+  /// more at TP 2 than TP 1 for Llama-3-8B (vLLM PR #10511).
+  std::int64_t engine_tp_comm_bytes = 1843LL << 20;
+  /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none.
+  std::int64_t engine_profile_tokens = 8192;
+};
+
+struct RowResult {
+  std::string row_id;
+  std::string task;
+  std::string model_id;
+  bool planned = false;
+  std::string reason;           ///< why not planned
+  double estimate_gib = 0;      ///< per-GPU peak (kv_capacity: predicted KV pool)
+  std::optional<double> measured_gib;  ///< what the estimate is compared with
+  bool predicted_fit = true;
+  bool oom = false;
+  std::optional<double> relative_error;  ///< (estimate - measured) / measured
+};
+
+struct Scoreboard {
+  std::int64_t rows = 0;
+  std::int64_t planned = 0;
+  std::int64_t oom_rows = 0;      ///< rows that ran out of memory (or the engine refused)
+  std::int64_t oom_flagged = 0;   ///< of those, trace said "does not fit"
+  std::int64_t fit_rows = 0;      ///< rows that ran
+  std::int64_t fit_rejected = 0;  ///< of those, trace said "does not fit"
+  std::int64_t error_rows = 0;    ///< rows with a measured peak that were planned
+  double median_abs_rel_error = 0;
+  double p90_abs_rel_error = 0;
+  std::vector<RowResult> results;
+  /// Per task: the same counts over that task's rows.
+  struct Task {
+    std::string task;
+    std::int64_t rows = 0, planned = 0, oom_rows = 0, oom_flagged = 0, fit_rows = 0,
+                 fit_rejected = 0, error_rows = 0;
+    double median_abs_rel_error = 0, p90_abs_rel_error = 0;
+  };
+  std::vector<Task> tasks;
+};
+
+/// Loads a row's config text by its config_file; nullopt when it cannot be found.
+using ConfigLoader = std::function<std::optional<std::string>(const std::string& config_file)>;
+
+Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
+                         const ValidationAssumptions& assumptions = {});
+
+}  // namespace trace

@@ -1,0 +1,330 @@
+// Per-GPU peak memory of one job. Terms and sources: docs/memory.md, "Jobs". The peak of a
+// training step is reached at the end of the forward pass of the step that follows the first
+// optimizer step: weights + gradients (kept between steps by most trainers; freed with
+// zero_grad(set_to_none) they reappear during backward while activations shrink, so the sum is
+// an upper bound that both orders stay under) + optimizer states + saved activations + logits.
+#include "trace/estimate/job.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "checkpoint_layout.hpp"
+#include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/text_match.hpp"
+
+namespace trace {
+
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool adapted(LoraTargets targets, std::string_view name) {
+  const bool q = ends_with(name, ".q_proj") || ends_with(name, ".q_a_proj") ||
+                 ends_with(name, ".q_b_proj") || ends_with(name, ".qkv_proj");
+  const bool v = ends_with(name, ".v_proj") || ends_with(name, ".kv_b_proj");
+  const bool attention = q || v || ends_with(name, ".k_proj") || ends_with(name, ".o_proj") ||
+                         ends_with(name, ".kv_a_proj_with_mqa") || ends_with(name, ".linear_attn");
+  switch (targets) {
+    case LoraTargets::attention_qv: return q || v;
+    case LoraTargets::attention: return attention;
+    case LoraTargets::all_linear: return name != "lm_head";
+  }
+  return false;
+}
+
+// Bytes of one element of weights, gradients and optimizer states under a precision.
+struct PrecisionBytes {
+  std::int64_t weight;      // the trained copy (master weights for mixed)
+  std::int64_t half_copy;   // mixed: the bf16 copies autocast keeps for the step
+  std::int64_t gradient;
+  std::int64_t state;       // one fp32 / bf16 optimizer state element
+  std::int64_t activation;  // saved activations
+};
+
+PrecisionBytes precision_bytes(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return {4, 0, 4, 4, 4};
+    case Precision::mixed: return {4, 2, 4, 4, 2};
+    case Precision::bf16_pure:
+    case Precision::fp16_pure: return {2, 0, 2, 2, 2};
+  }
+  return {4, 2, 4, 4, 2};
+}
+
+// Optimizer state bytes for `params` trainable parameters (Adafactor: factored second moments
+// over the given matrices' rows + columns, the rest full).
+std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int64_t state_bytes,
+                             std::int64_t factored_elements) {
+  switch (optimizer) {
+    case Optimizer::adamw: return checked_product({params, 2, state_bytes}, "the optimizer");
+    case Optimizer::adamw_8bit:
+    case Optimizer::paged_adamw_8bit:
+      // two int8 states + one fp32 absmax per 2,048-value block each (bitsandbytes)
+      return checked_add(checked_mul(params, 2), ceil_div(params, 2048) * 2 * 4);
+    case Optimizer::adafactor: return checked_mul(factored_elements, 4, "the optimizer");
+    case Optimizer::sgd: return 0;
+    case Optimizer::sgd_momentum:
+    case Optimizer::lion: return checked_mul(params, state_bytes, "the optimizer");
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::int64_t JobBreakdown::total() const {
+  std::int64_t sum = 0;
+  for (const std::int64_t term :
+       {weights, gradients, optimizer, activations, logits, kv_cache, ssm_state}) {
+    sum = checked_add(sum, term, "a memory total");
+  }
+  return sum;
+}
+
+void validate_job(const Job& job) {
+  const auto check = [](std::int64_t value, std::int64_t max, const char* flag) {
+    if (value < 1 || value > max) {
+      throw ConfigError(fmt::format("{} = {} is out of range (1..{})", flag, value, max));
+    }
+  };
+  check(job.seq_len, 1LL << 27, "--seq-len");
+  check(job.batch, 1LL << 20, "--batch");
+  check(job.gpus, 1LL << 16, "--gpus");
+  check(job.tp, 1LL << 10, "--tp");
+  check(job.pp, 1LL << 10, "--pp");
+  check(job.context, 1LL << 27, "--context");
+  check(job.concurrency, 1LL << 20, "--concurrency");
+  if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
+    check(job.lora_rank, 1LL << 16, "--lora-rank");
+  }
+  if (job.gpus % (job.tp * job.pp) != 0) {
+    throw ConfigError(fmt::format("--gpus {} is not a multiple of --tp {} x --pp {}", job.gpus,
+                                  job.tp, job.pp));
+  }
+}
+
+JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
+                         const Job& job, const JobAssumptions& a) {
+  validate_job(job);
+  JobEstimate estimate;
+  JobBreakdown& b = estimate.breakdown;
+  const std::int64_t dp = job.gpus / (job.tp * job.pp);
+  const std::int64_t model_split = job.tp * job.pp;  // model-parallel ways
+  // Training and serving load the text model; HF implementations skip MTP layers.
+  const std::int64_t total = params.total - params.mtp;
+  const std::vector<layout::NamedLinear> linears = layout::named_linears(model);
+
+  if (job.mode == JobMode::serve) {
+    const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
+    b.weights = ceil_div(bytes_for(total, dtype), model_split);
+    b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
+                                      job.concurrency),
+                          job.tp);
+    b.ssm_state = checked_mul(ssm_state_bytes(model, Dtype::fp32, 2), job.concurrency);
+    // Prefill: the largest layer's working set for the prompt, and fp32 logits of the prompt.
+    std::int64_t widest = 0;
+    for (const LayerActivation& layer : layer_activations(model, job.context)) {
+      widest = std::max(widest, layer.values_per_token);
+    }
+    const std::int64_t tokens = checked_mul(job.context, job.concurrency);
+    b.activations = checked_product({widest, tokens, a.activation_bytes}, "the activations");
+    b.logits = checked_product({model.vocab_size, tokens, 4}, "the logits");
+    estimate.peak_bytes = b.total();
+    return estimate;
+  }
+
+  const PrecisionBytes bytes = precision_bytes(job.precision);
+  const bool lora = job.mode == JobMode::lora || job.mode == JobMode::qlora;
+
+  // ---- weights and trainable parameters ----
+  std::int64_t trainable = total;
+  std::int64_t factored = 0;  // Adafactor's state elements
+  if (lora) {
+    trainable = 0;
+    std::int64_t quantizable = 0;
+    for (const layout::NamedLinear& linear : linears) {
+      if (linear.mtp || linear.router) continue;
+      if (adapted(job.lora_targets, linear.name)) {
+        trainable = checked_add(trainable, checked_product({job.lora_rank, linear.rows + linear.cols,
+                                                            linear.count}));
+      }
+      if (linear.name != "lm_head") {
+        quantizable = checked_add(quantizable, checked_product({linear.rows, linear.cols, linear.count}));
+      }
+    }
+    // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
+    // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
+    if (job.mode == JobMode::qlora || job.base_nf4) {
+      const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
+      b.weights = checked_add(ceil_div(quantizable, 2), blocks + ceil_div(blocks, 256) * 4);
+      b.weights = checked_add(b.weights, checked_mul(total - quantizable, 2));
+    } else {
+      b.weights = bytes_for(total, job.base_dtype.value_or(
+                                       job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16));
+    }
+    // Adapters live in fp32 unless the whole run is half precision.
+    const std::int64_t adapter_bytes = bytes.weight;
+    b.weights = checked_add(b.weights, checked_mul(trainable, adapter_bytes));
+    b.gradients = checked_mul(trainable, bytes.gradient);
+    factored = trainable;
+  } else {
+    b.weights = checked_mul(total, bytes.weight + bytes.half_copy, "the weights");
+    b.gradients = checked_mul(total, bytes.gradient, "the gradients");
+    // Adafactor: rows + columns per matrix, full states for vectors and embeddings.
+    std::int64_t matrix_values = 0;
+    for (const layout::NamedLinear& linear : linears) {
+      if (linear.mtp) continue;
+      factored = checked_add(factored, checked_mul(linear.rows + linear.cols, linear.count));
+      matrix_values = checked_add(matrix_values, checked_product({linear.rows, linear.cols, linear.count}));
+    }
+    factored = checked_add(factored, std::max<std::int64_t>(total - matrix_values, 0));
+  }
+  estimate.trainable_params = trainable;
+  b.optimizer = optimizer_bytes(job.optimizer, trainable, bytes.state, factored);
+  if (job.optimizer_in_backward) {
+    // The step runs per parameter as its gradient is ready: about one layer's gradients live.
+    std::int64_t layers = 0;
+    for (const Stack& stack : model.stacks) layers += static_cast<std::int64_t>(stack.blocks.size());
+    b.gradients = ceil_div(b.gradients, std::max<std::int64_t>(layers, 1));
+  }
+
+  // ---- sharding ----
+  b.weights = ceil_div(b.weights, model_split);
+  b.gradients = ceil_div(b.gradients, model_split);
+  b.optimizer = ceil_div(b.optimizer, model_split);
+  if (job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
+      job.sharding == Sharding::zero3) {
+    b.optimizer = ceil_div(b.optimizer, dp);
+  }
+  if (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) {
+    b.gradients = ceil_div(b.gradients, dp);
+  }
+  if (job.sharding == Sharding::zero3) {
+    // Parameters sharded; the layer being computed (and the next, prefetched) is gathered whole.
+    std::int64_t largest_layer = 0;
+    for (const Stack& stack : model.stacks) {
+      for (const Block& block : stack.blocks) largest_layer = std::max(largest_layer, block_params(block));
+    }
+    const std::int64_t gathered = checked_product({2, largest_layer, lora ? 2 : bytes.weight});
+    b.weights = checked_add(ceil_div(b.weights, dp), gathered);
+  }
+  if (job.cpu_offload) {
+    b.optimizer = 0;
+    if (job.sharding == Sharding::zero3) b.gradients = ceil_div(b.gradients, 8);
+  }
+
+  // ---- activations ----
+  const std::int64_t tokens = checked_mul(job.seq_len, job.batch, "the activations");
+  std::int64_t saved_values = 0;
+  std::int64_t widest_layer = 0;
+  std::int64_t inputs = 0;
+  std::int64_t chunk_states = 0;
+  std::int64_t scores = 0;       // eager attention, all layers
+  std::int64_t widest_scores = 0;
+  for (const LayerActivation& layer : layer_activations(model, job.seq_len)) {
+    saved_values = checked_add(saved_values, layer.values_per_token);
+    widest_layer = std::max(widest_layer, layer.values_per_token);
+    inputs = checked_add(inputs, layer.input_width);
+    chunk_states = checked_add(chunk_states, layer.chunk_state_bytes);
+    if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
+      const std::int64_t layer_scores = checked_product(
+          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch,
+           a.eager_score_bytes / (job.tp > 1 ? 1 : 1)},
+          "the attention scores");
+      scores = checked_add(scores, layer_scores);
+      widest_scores = std::max(widest_scores, layer_scores);
+    }
+  }
+  const std::int64_t act = bytes.activation;
+  switch (job.checkpointing) {
+    case Checkpointing::none:
+    case Checkpointing::selective:
+      b.activations = checked_add(checked_product({saved_values, tokens, act}),
+                                  checked_add(checked_mul(chunk_states, job.batch),
+                                              job.checkpointing == Checkpointing::none ? scores : 0));
+      break;
+    case Checkpointing::full:
+      // every layer's input, plus one layer recomputed in full during backward
+      b.activations = checked_add(checked_product({inputs + widest_layer, tokens, act}),
+                                  widest_scores);
+      break;
+    case Checkpointing::offload:
+      b.activations = checked_add(checked_product({widest_layer + model.hidden_size, tokens, act}),
+                                  widest_scores);
+      break;
+  }
+  b.activations = ceil_div(b.activations, job.tp);
+  // Logits and the loss over the vocabulary, for every token of the micro-batch.
+  b.logits = ceil_div(checked_product({model.vocab_size, tokens, a.logits_bytes_per_value},
+                                      "the logits"),
+                      job.tp);
+  estimate.peak_bytes = b.total();
+  return estimate;
+}
+
+std::optional<JobMode> parse_job_mode(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "full" || t == "full_ft" || t == "full_finetune") return JobMode::full;
+  if (t == "lora") return JobMode::lora;
+  if (t == "qlora") return JobMode::qlora;
+  if (t == "serve") return JobMode::serve;
+  return std::nullopt;
+}
+
+std::optional<Precision> parse_precision(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "fp32") return Precision::fp32;
+  if (t == "mixed" || t == "mixed_fp32master" || t == "bf16_mixed" || t == "fp16_mixed" ||
+      t == "amp") {
+    return Precision::mixed;
+  }
+  if (t == "bf16" || t == "bf16_pure" || t == "bf16-true") return Precision::bf16_pure;
+  if (t == "fp16" || t == "fp16_pure" || t == "fp16-true") return Precision::fp16_pure;
+  return std::nullopt;
+}
+
+std::optional<Optimizer> parse_optimizer(std::string_view text) {
+  std::string t = to_lower(text);
+  if (t.ends_with("(assumed)")) t = t.substr(0, t.size() - 9);
+  if (t == "adamw" || t == "adam") return Optimizer::adamw;
+  if (t == "adamw_8bit" || t == "adam8bit" || t == "adamw8bit" || t == "adam_8bit") {
+    return Optimizer::adamw_8bit;
+  }
+  if (t == "paged_adamw_8bit" || t == "paged_adamw") return Optimizer::paged_adamw_8bit;
+  if (t == "adafactor") return Optimizer::adafactor;
+  if (t == "sgd") return Optimizer::sgd;
+  if (t == "sgd_momentum" || t == "momentum") return Optimizer::sgd_momentum;
+  if (t == "lion") return Optimizer::lion;
+  return std::nullopt;
+}
+
+std::optional<Checkpointing> parse_checkpointing(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "none" || t == "no" || t == "off") return Checkpointing::none;
+  if (t == "full" || t == "yes" || t == "on") return Checkpointing::full;
+  if (t == "selective") return Checkpointing::selective;
+  if (t == "offload") return Checkpointing::offload;
+  return std::nullopt;
+}
+
+std::optional<AttentionImpl> parse_attention(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "sdpa" || t == "flash" || t == "flash_attention_2") return AttentionImpl::sdpa;
+  if (t == "eager") return AttentionImpl::eager;
+  return std::nullopt;
+}
+
+std::optional<Sharding> parse_sharding(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "single" || t == "none" || t == "tp" || t == "pp") return Sharding::single;
+  if (t == "ddp") return Sharding::ddp;
+  if (t == "zero1" || t == "megatron") return Sharding::zero1;
+  if (t == "zero2") return Sharding::zero2;
+  if (t == "zero3" || t == "fsdp") return Sharding::zero3;
+  return std::nullopt;
+}
+
+}  // namespace trace

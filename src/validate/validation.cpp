@@ -1,0 +1,339 @@
+// The validator: CSV rows -> jobs -> estimates -> scoreboard. Definitions: docs/validation.md.
+#include "trace/validate/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/text_match.hpp"
+
+namespace trace {
+
+namespace {
+
+constexpr double k_gib_f = 1024.0 * 1024.0 * 1024.0;
+
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
+std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  bool any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+      any = true;
+    } else if (c == '\n') {
+      if (any || !fields.back().empty()) records.push_back(std::move(fields));
+      fields.assign(1, std::string());
+      any = false;
+    } else if (c != '\r') {
+      fields.back() += c;
+      any = true;
+    }
+  }
+  if (quoted) throw ConfigError("the CSV ends inside a quoted field");
+  if (any || !fields.back().empty()) records.push_back(std::move(fields));
+  return records;
+}
+
+std::optional<double> number(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(cell, &used);
+    if (used != cell.size() || !std::isfinite(value)) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::int64_t> integer(const std::string& cell) {
+  const std::optional<double> value = number(cell);
+  if (!value || *value < 0 || *value > 1e15 || std::floor(*value) != *value) return std::nullopt;
+  return static_cast<std::int64_t>(*value);
+}
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // Nearest-rank on the sorted values (no interpolation): the value at rank ceil(q n).
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+// Reads the job_* cells into a Job; returns a message naming the cell it could not read.
+std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
+  Job& job = row.job;
+  const auto get = [&](const char* name) {
+    const auto it = cell.find(name);
+    return it == cell.end() ? std::string() : it->second;
+  };
+  const std::string task = row.task;
+  if (task == "full" || task == "lora" || task == "qlora" || task == "serve") {
+    job.mode = *parse_job_mode(task);
+  } else if (task == "kv_capacity" || task == "activation_only") {
+    job.mode = JobMode::serve;
+  } else {
+    return fmt::format("job_task '{}' is not one of full, lora, qlora, serve, kv_capacity, "
+                       "activation_only",
+                       task);
+  }
+  if (const auto seq = integer(get("job_seq_len")); seq && *seq > 0) {
+    job.seq_len = *seq;
+    job.context = *seq;
+  } else if (task != "kv_capacity" && task != "activation_only") {
+    return "job_seq_len is empty";
+  } else {
+    job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
+  }
+  job.batch = integer(get("job_batch")).value_or(1);
+  if (job.batch < 1) job.batch = 1;
+  job.concurrency = job.batch;
+  job.gpus = integer(get("job_gpus")).value_or(1);
+  job.tp = integer(get("job_tp")).value_or(1);
+  job.pp = integer(get("job_pp")).value_or(1);
+  if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
+  std::string sharding = to_lower(get("job_sharding"));
+  if (sharding.ends_with("_offload")) {
+    job.cpu_offload = true;
+    sharding = sharding.substr(0, sharding.size() - 8);
+  }
+  if (sharding == "tp" && job.tp == 1) job.tp = job.gpus;
+  if (sharding == "pp" && job.pp == 1) job.pp = job.gpus;
+  const std::optional<Sharding> parsed_sharding = parse_sharding(sharding.empty() ? "single" : sharding);
+  if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
+  job.sharding = *parsed_sharding;
+  if (job.gpus % (job.tp * job.pp) != 0) job.gpus = job.tp * job.pp;
+  const std::string checkpointing = get("job_grad_ckpt");
+  if (const auto value = parse_checkpointing(checkpointing.empty() ? "none" : checkpointing)) {
+    job.checkpointing = *value;
+  } else {
+    return fmt::format("job_grad_ckpt '{}' is not known", checkpointing);
+  }
+  const std::string attention = get("job_attention");
+  if (const auto value = parse_attention(attention.empty() ? "sdpa" : attention)) {
+    job.attention = *value;
+  } else {
+    return fmt::format("job_attention '{}' is not known", attention);
+  }
+  job.lora_rank = integer(get("job_lora_rank")).value_or(16);
+  if (job.lora_rank < 1) job.lora_rank = 16;
+  const std::string targets = to_lower(get("lora_targets"));
+  if (targets.find("all") != std::string::npos || targets.find("mlp") != std::string::npos ||
+      targets.find("gate") != std::string::npos || targets.find("up") != std::string::npos) {
+    job.lora_targets = LoraTargets::all_linear;
+  } else if (targets.find('k') != std::string::npos || targets.find('o') != std::string::npos) {
+    job.lora_targets = LoraTargets::attention;
+  } else if (targets.find('q') != std::string::npos) {
+    job.lora_targets = LoraTargets::attention_qv;
+  }
+  const std::string weights = to_lower(get("job_weights"));
+  if (weights == "nf4") {
+    job.base_nf4 = true;
+  } else if (!weights.empty() && weights != "n/a") {
+    const std::optional<Dtype> dtype = parse_dtype(weights);
+    if (!dtype) return fmt::format("job_weights '{}' is not known", weights);
+    job.base_dtype = *dtype;
+  }
+  const std::string precision = get("job_precision");
+  if (const auto value = parse_precision(precision.empty() ? "mixed" : precision)) {
+    job.precision = *value;
+  } else {
+    return fmt::format("job_precision '{}' is not known", precision);
+  }
+  const std::string optimizer = to_lower(get("job_optimizer"));
+  if (optimizer.empty() || optimizer == "none") {
+    job.optimizer = Optimizer::sgd;  // no optimizer state (serving rows)
+  } else if (const auto value = parse_optimizer(optimizer)) {
+    job.optimizer = *value;
+  } else {
+    return fmt::format("job_optimizer '{}' is not known", optimizer);
+  }
+  job.optimizer_in_backward = get("job_optimizer_in_backward") == "1";
+  return "";
+}
+
+}  // namespace
+
+std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
+  const std::vector<std::vector<std::string>> records = parse_csv(text);
+  if (records.empty()) throw ConfigError("the CSV is empty");
+  const std::vector<std::string>& header = records.front();
+  for (const char* required : {"row_id", "model_id", "config_file", "job_task", "job_seq_len",
+                               "job_batch", "job_gpus", "job_usable_gib", "job_measured_gib",
+                               "job_oom"}) {
+    if (std::find(header.begin(), header.end(), required) == header.end()) {
+      throw ConfigError(fmt::format("the CSV has no '{}' column (see docs/validation.md)", required));
+    }
+  }
+  std::vector<MeasuredRow> rows;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    std::map<std::string, std::string> cell;
+    for (std::size_t c = 0; c < header.size() && c < records[r].size(); ++c) {
+      cell[header[c]] = records[r][c];
+    }
+    MeasuredRow row;
+    row.row_id = cell["row_id"];
+    row.task = to_lower(cell["job_task"]);
+    row.model_id = cell["model_id"];
+    row.config_file = cell["config_file"];
+    row.usable_gib = number(cell["job_usable_gib"]).value_or(0);
+    if (row.usable_gib <= 0) {
+      // "VRAM tier" rows: the nominal size in GB, as bytes.
+      row.usable_gib = number(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;
+    }
+    row.measured_gib = number(cell["job_measured_gib"]);
+    row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
+    row.kv_cache_gib = number(cell["kv_cache_mem_gib"]);
+    row.kv_tokens = integer(cell["kv_cache_tokens"]);
+    row.gpu_memory_utilization = number(cell["gpu_mem_util"]).value_or(0.9);
+    row.job_error = read_job(cell, row);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
+                         const ValidationAssumptions& a) {
+  Scoreboard board;
+  for (const MeasuredRow& row : rows) {
+    RowResult result;
+    result.row_id = row.row_id;
+    result.task = row.task;
+    result.model_id = row.model_id;
+    result.oom = row.oom;
+    result.measured_gib = row.measured_gib;
+    try {
+      if (!row.job_error.empty()) throw ConfigError(row.job_error);
+      if (row.config_file.empty()) throw ConfigError("no config for this model (config_file empty)");
+      const std::optional<std::string> text = load_config(row.config_file);
+      if (!text) throw ConfigError(fmt::format("config {} not found", row.config_file));
+      const ModelDescription model = parse_model_config(*text);
+      const ParameterCount params = count_parameters(model);
+      const std::int64_t usable = static_cast<std::int64_t>(row.usable_gib * k_gib_f);
+      if (usable <= 0) throw ConfigError("no usable memory for the card (job_usable_gib empty)");
+      Job job = row.job;
+      const bool engine = row.task == "kv_capacity" || row.task == "activation_only";
+      if (engine) {
+        // vLLM: max_model_len defaults to the model's; the profile run feeds a batch of tokens.
+        const std::int64_t max_len =
+            job.context > 0 ? job.context
+                            : (model.max_position_embeddings > 0 ? model.max_position_embeddings
+                                                                 : 4096);
+        const std::int64_t profile_tokens = std::max(max_len, a.engine_profile_tokens);
+        const std::int64_t weights =
+            ceil_div(bytes_for(params.total - params.mtp, job.base_dtype.value_or(Dtype::bf16)),
+                     job.tp * job.pp);
+        std::int64_t widest = 0;
+        for (const LayerActivation& layer : layer_activations(model, 1)) {
+          widest = std::max(widest, layer.values_per_token);
+        }
+        const std::int64_t activation =
+            ceil_div(checked_product({widest, profile_tokens, a.job.activation_bytes}), job.tp);
+        if (row.task == "activation_only") {
+          result.estimate_gib = static_cast<double>(activation) / k_gib_f;
+          result.predicted_fit = weights + activation <= usable;
+        } else {
+          const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
+                                                        static_cast<double>(usable));
+          const std::int64_t non_torch =
+              a.engine_non_torch_bytes + (job.tp > 1 ? a.engine_tp_comm_bytes : 0);
+          const std::int64_t kv_pool = budget - weights - non_torch - activation;
+          const std::int64_t per_sequence =
+              ceil_div(kv_cache_bytes(model, max_len, Dtype::bf16), job.tp) +
+              ssm_state_bytes(model, Dtype::fp32, 2);
+          result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
+          result.predicted_fit = kv_pool >= per_sequence;
+          // Compared with the KV pool the engine logged.
+          result.measured_gib = row.kv_cache_gib;
+          if (!result.measured_gib && row.kv_tokens) {
+            const std::int64_t per_token = ceil_div(kv_cache_bytes(model, 1, Dtype::bf16), job.tp);
+            result.measured_gib =
+                static_cast<double>(checked_mul(*row.kv_tokens, per_token)) / k_gib_f;
+          }
+        }
+      } else {
+        const JobEstimate estimate = estimate_job(model, params, job, a.job);
+        result.estimate_gib = static_cast<double>(estimate.peak_bytes) / k_gib_f;
+        result.predicted_fit = estimate.peak_bytes + a.job.cuda_context_bytes <= usable;
+      }
+      result.planned = true;
+    } catch (const Error& error) {
+      result.planned = false;
+      result.reason = error.what();
+    }
+    if (result.planned && result.measured_gib && *result.measured_gib > 0 && !row.oom) {
+      result.relative_error = (result.estimate_gib - *result.measured_gib) / *result.measured_gib;
+    }
+    board.results.push_back(std::move(result));
+  }
+
+  const auto tally = [](const std::vector<const RowResult*>& results, Scoreboard::Task& task) {
+    std::vector<double> errors;
+    for (const RowResult* result : results) {
+      ++task.rows;
+      if (result->oom) {
+        ++task.oom_rows;
+        // An unplanned row counts against trace: it flagged nothing.
+        if (result->planned && !result->predicted_fit) ++task.oom_flagged;
+      } else {
+        ++task.fit_rows;
+        if (result->planned && !result->predicted_fit) ++task.fit_rejected;
+      }
+      if (result->planned) ++task.planned;
+      if (result->relative_error) errors.push_back(std::abs(*result->relative_error));
+    }
+    task.error_rows = static_cast<std::int64_t>(errors.size());
+    task.median_abs_rel_error = percentile(errors, 0.5);
+    task.p90_abs_rel_error = percentile(errors, 0.9);
+  };
+  std::vector<const RowResult*> all;
+  std::map<std::string, std::vector<const RowResult*>> by_task;
+  for (const RowResult& result : board.results) {
+    all.push_back(&result);
+    by_task[result.task].push_back(&result);
+  }
+  Scoreboard::Task overall;
+  tally(all, overall);
+  board.rows = overall.rows;
+  board.planned = overall.planned;
+  board.oom_rows = overall.oom_rows;
+  board.oom_flagged = overall.oom_flagged;
+  board.fit_rows = overall.fit_rows;
+  board.fit_rejected = overall.fit_rejected;
+  board.error_rows = overall.error_rows;
+  board.median_abs_rel_error = overall.median_abs_rel_error;
+  board.p90_abs_rel_error = overall.p90_abs_rel_error;
+  for (const auto& [name, results] : by_task) {
+    Scoreboard::Task task;
+    task.task = name;
+    tally(results, task);
+    board.tasks.push_back(task);
+  }
+  return board;
+}
+
+}  // namespace trace
