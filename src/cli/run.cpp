@@ -304,27 +304,47 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                "estimator and print the scoreboard (docs/validation.md).",
                "trace validate"};
   std::string csv;
-  std::string configs;
+  std::vector<std::string> configs;
   bool json = false;
   bool markdown = false;
   app.add_option("file", csv, "CSV of measured runs")->required();
   app.add_option("--configs", configs,
-                 "folder holding each row's config_file; default: hf-configs/ beside the CSV");
+                 "folder of configs (repeatable): a row's config_file, else <org>--<name>.json / "
+                 "<org>__<name>.json for its model_id; default: hf-configs/ beside the CSV. The "
+                 "bundled catalog is searched last");
   app.add_flag("--json", json, "print the scoreboard as one JSON object");
   app.add_flag("--markdown", markdown, "print the scoreboard and every row as Markdown");
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
   if (configs.empty()) {
-    configs = (std::filesystem::path(csv).parent_path() / "hf-configs").string();
+    configs.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
   }
-  const ConfigLoader loader = [&](const std::string& name) -> std::optional<std::string> {
-    if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) {
-      return std::nullopt;
+  const ConfigLoader loader = [&](const MeasuredRow& row) -> std::optional<std::string> {
+    std::vector<std::string> names;
+    if (!row.config_file.empty()) names.push_back(row.config_file);
+    const std::string repo = repo_id_of(row.model_id);
+    const std::size_t slash = repo.find('/');
+    if (slash != std::string::npos) {
+      const std::string org = repo.substr(0, slash);
+      const std::string name = repo.substr(slash + 1);
+      for (const char* separator : {"--", "__"}) {
+        for (const char* suffix : {".json", ".reconstructed.json"}) {
+          names.push_back(org + separator + name + suffix);
+        }
+      }
     }
-    const std::filesystem::path path = std::filesystem::path(configs) / name;
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
-    return read_text_file(path.string());
+    for (const std::string& dir : configs) {
+      for (const std::string& name : names) {
+        if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
+        const std::filesystem::path path = std::filesystem::path(dir) / name;
+        std::error_code error;
+        if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
+      }
+    }
+    if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
+      return std::string(entry->config_text);
+    }
+    return std::nullopt;
   };
   const Scoreboard board = validate_rows(rows, loader);
   if (json) {

@@ -61,8 +61,9 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
                              std::int64_t factored_elements) {
   switch (optimizer) {
     case Optimizer::adamw: return checked_product({params, 2, state_bytes}, "the optimizer");
+    case Optimizer::paged_adamw:
+    case Optimizer::paged_adamw_8bit: return 0;  // unified memory: pages out instead of failing
     case Optimizer::adamw_8bit:
-    case Optimizer::paged_adamw_8bit:
       // two int8 states + one fp32 absmax per 2,048-value block each (bitsandbytes)
       return checked_add(checked_mul(params, 2), ceil_div(params, 2048) * 2 * 4);
     case Optimizer::adafactor: return checked_mul(factored_elements, 4, "the optimizer");
@@ -95,6 +96,7 @@ void validate_job(const Job& job) {
   check(job.gpus, 1LL << 16, "--gpus");
   check(job.tp, 1LL << 10, "--tp");
   check(job.pp, 1LL << 10, "--pp");
+  check(job.ep, 1LL << 16, "--ep");
   check(job.context, 1LL << 27, "--context");
   check(job.concurrency, 1LL << 20, "--concurrency");
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
@@ -192,6 +194,19 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   }
 
   // ---- sharding ----
+  if (job.ep > 1) {
+    // Expert parallel: each GPU holds 1/ep of the routed experts (and of their gradients and
+    // optimizer states in a full fine-tune; their LoRA adapters under LoRA).
+    const std::int64_t experts = component_count(params, "experts");
+    const double kept = 1.0 - (1.0 - 1.0 / static_cast<double>(job.ep)) *
+                                  static_cast<double>(experts) / static_cast<double>(std::max<std::int64_t>(total, 1));
+    const auto scale = [&](std::int64_t value) {
+      return static_cast<std::int64_t>(static_cast<double>(value) * kept);
+    };
+    b.weights = scale(b.weights);
+    b.gradients = scale(b.gradients);
+    b.optimizer = scale(b.optimizer);
+  }
   b.weights = ceil_div(b.weights, model_split);
   b.gradients = ceil_div(b.gradients, model_split);
   b.optimizer = ceil_div(b.optimizer, model_split);
@@ -232,12 +247,15 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
       const std::int64_t layer_scores = checked_product(
           {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch,
-           a.eager_score_bytes / (job.tp > 1 ? 1 : 1)},
+           a.eager_score_bytes},
           "the attention scores");
       scores = checked_add(scores, layer_scores);
       widest_scores = std::max(widest_scores, layer_scores);
     }
   }
+  // The final norm's input and the head's input, per token.
+  saved_values = checked_add(saved_values, 2 * model.hidden_size);
+  inputs = checked_add(inputs, 2 * model.hidden_size);
   const std::int64_t act = bytes.activation;
   switch (job.checkpointing) {
     case Checkpointing::none:
@@ -293,7 +311,8 @@ std::optional<Optimizer> parse_optimizer(std::string_view text) {
   if (t == "adamw_8bit" || t == "adam8bit" || t == "adamw8bit" || t == "adam_8bit") {
     return Optimizer::adamw_8bit;
   }
-  if (t == "paged_adamw_8bit" || t == "paged_adamw") return Optimizer::paged_adamw_8bit;
+  if (t == "paged_adamw_8bit" || t == "paged_adam8bit") return Optimizer::paged_adamw_8bit;
+  if (t == "paged_adamw" || t == "paged_adamw_32bit") return Optimizer::paged_adamw;
   if (t == "adafactor") return Optimizer::adafactor;
   if (t == "sgd") return Optimizer::sgd;
   if (t == "sgd_momentum" || t == "momentum") return Optimizer::sgd_momentum;

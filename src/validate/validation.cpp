@@ -173,10 +173,23 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     return fmt::format("job_optimizer '{}' is not known", optimizer);
   }
   job.optimizer_in_backward = get("job_optimizer_in_backward") == "1";
+  // The optimizer cell as the source wrote it says whether it is bitsandbytes' paged variant.
+  if (to_lower(get("optimizer")).find("paged") != std::string::npos) {
+    job.optimizer = job.optimizer == Optimizer::adamw_8bit ? Optimizer::paged_adamw_8bit
+                                                           : Optimizer::paged_adamw;
+  }
+  job.ep = integer(get("job_ep")).value_or(1);
+  if (job.ep < 1) job.ep = 1;
   return "";
 }
 
 }  // namespace
+
+std::string repo_id_of(std::string_view model_id) {
+  std::string id(model_id.substr(0, model_id.find(' ')));
+  while (!id.empty() && (id.back() == ',' || id.back() == ';')) id.pop_back();
+  return id;
+}
 
 std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
   const std::vector<std::vector<std::string>> records = parse_csv(text);
@@ -228,9 +241,12 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
     result.measured_gib = row.measured_gib;
     try {
       if (!row.job_error.empty()) throw ConfigError(row.job_error);
-      if (row.config_file.empty()) throw ConfigError("no config for this model (config_file empty)");
-      const std::optional<std::string> text = load_config(row.config_file);
-      if (!text) throw ConfigError(fmt::format("config {} not found", row.config_file));
+      const std::optional<std::string> text = load_config(row);
+      if (!text) {
+        throw ConfigError(row.config_file.empty()
+                              ? fmt::format("no config for {}", repo_id_of(row.model_id))
+                              : fmt::format("config {} not found", row.config_file));
+      }
       const ModelDescription model = parse_model_config(*text);
       const ParameterCount params = count_parameters(model);
       const std::int64_t usable = static_cast<std::int64_t>(row.usable_gib * k_gib_f);
@@ -278,7 +294,10 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
       } else {
         const JobEstimate estimate = estimate_job(model, params, job, a.job);
         result.estimate_gib = static_cast<double>(estimate.peak_bytes) / k_gib_f;
-        result.predicted_fit = estimate.peak_bytes + a.job.cuda_context_bytes <= usable;
+        // trace's own verdict: peak + CUDA context within usable memory less the headroom.
+        result.predicted_fit =
+            estimate.peak_bytes + a.job.cuda_context_bytes <=
+            static_cast<std::int64_t>(static_cast<double>(usable) * (1.0 - a.job.headroom_fraction));
       }
       result.planned = true;
     } catch (const Error& error) {

@@ -24,7 +24,12 @@ enum class Precision {
   fp16_pure,
 };
 
-enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion };
+/// Paged optimizers (bitsandbytes) keep their states in CUDA unified memory, which pages out to
+/// the host under pressure: they never make a job run out of memory and torch's counters do not
+/// see them, so they take no GPU bytes here.
+enum class Optimizer {
+  adamw, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion
+};
 
 enum class Checkpointing {
   none,
@@ -64,6 +69,7 @@ struct Job {
   Sharding sharding = Sharding::single;
   std::int64_t tp = 1;
   std::int64_t pp = 1;
+  std::int64_t ep = 1;               ///< expert parallel: routed experts split over this many GPUs
   bool cpu_offload = false;          ///< optimizer states (and, with zero3, parameters) on CPU
   bool optimizer_in_backward = false;  ///< the step is fused into backward: one layer's grads live
   // Serving.

@@ -80,8 +80,12 @@ struct Scoreboard {
   std::vector<Task> tasks;
 };
 
-/// Loads a row's config text by its config_file; nullopt when it cannot be found.
-using ConfigLoader = std::function<std::optional<std::string>(const std::string& config_file)>;
+/// Loads a row's config text (by its config_file, else by its model_id); nullopt when none.
+using ConfigLoader = std::function<std::optional<std::string>(const MeasuredRow& row)>;
+
+/// "bigcode/octocoder (GPTBigCode 15.5B, MQA)" -> "bigcode/octocoder": the repo id in a
+/// model_id cell.
+std::string repo_id_of(std::string_view model_id);
 
 Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
                          const ValidationAssumptions& assumptions = {});

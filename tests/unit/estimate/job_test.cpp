@@ -1,0 +1,207 @@
+// The job estimator's terms on a tiny Llama, each derived by hand below (docs/memory.md, "Jobs").
+//
+// Model: hidden h = 64, 2 layers, 4 heads x 16, 2 kv heads, intermediate I = 128, vocab V = 1000,
+// untied head.
+//   embedding V h = 64,000; per layer q 4,096 + k 2,048 + v 2,048 + o 4,096 + MLP 3 x 8,192 +
+//   2 norms 128 = 36,992; x 2 = 73,984; final norm 64; head 64,000.  P = 202,048.
+// Saved values per token (SDPA): per layer, attention input 64 + Q 64 + K, V 2 x 32 + o_proj
+//   input 64 = 256; MLP input 64 + gate, act, up, product 4 x 128 = 576; norm inputs 2 x 64 = 128:
+//   960 per layer, 1,920 for both, + final norm and head inputs 2 x 64 = 2,048 per token.
+
+#include "catch.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/validate/validation.hpp"
+
+namespace {
+
+constexpr std::int64_t k_params = 202'048;
+
+const char* k_tiny = R"({
+  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
+})";
+
+trace::JobEstimate estimate(const trace::Job& job) {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  return trace::estimate_job(model, trace::count_parameters(model), job);
+}
+
+trace::Job full_job() {
+  trace::Job job;
+  job.mode = trace::JobMode::full;
+  job.precision = trace::Precision::mixed;
+  job.optimizer = trace::Optimizer::adamw;
+  job.seq_len = 128;
+  job.batch = 2;  // 256 tokens
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("the tiny model has the parameters derived by hand", "[job]") {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  CHECK(trace::count_parameters(model).total == k_params);
+}
+
+TEST_CASE("full fine-tune, mixed precision, AdamW: every term", "[job]") {
+  const trace::JobEstimate e = estimate(full_job());
+  CHECK(e.breakdown.weights == k_params * (4 + 2));  // fp32 master + bf16 autocast copies
+  CHECK(e.breakdown.gradients == k_params * 4);
+  CHECK(e.breakdown.optimizer == k_params * 8);       // two fp32 moments
+  CHECK(e.breakdown.activations == 2'048 * 256 * 2);  // 1,048,576
+  CHECK(e.breakdown.logits == 1'000 * 256 * 10);      // bf16 2 + fp32 4 + fp32 grad 4
+  CHECK(e.peak_bytes == 7'245'440);
+  CHECK(e.trainable_params == k_params);
+}
+
+TEST_CASE("precision and optimizer change the per-parameter bytes", "[job]") {
+  trace::Job job = full_job();
+  job.precision = trace::Precision::bf16_pure;
+  trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 2);
+  CHECK(e.breakdown.gradients == k_params * 2);
+  CHECK(e.breakdown.optimizer == k_params * 4);  // two bf16 moments
+  job.precision = trace::Precision::fp32;
+  e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 4);
+  CHECK(e.breakdown.activations == 2'048 * 256 * 4);  // fp32 activations
+  job.optimizer = trace::Optimizer::adamw_8bit;
+  // two int8 states + an fp32 absmax per 2,048-value block for each: ceil(202,048 / 2,048) = 99
+  CHECK(estimate(job).breakdown.optimizer == k_params * 2 + 99 * 2 * 4);
+  job.optimizer = trace::Optimizer::paged_adamw_8bit;
+  CHECK(estimate(job).breakdown.optimizer == 0);  // unified memory, pages out
+  job.optimizer = trace::Optimizer::sgd;
+  CHECK(estimate(job).breakdown.optimizer == 0);
+  job.optimizer = trace::Optimizer::lion;
+  CHECK(estimate(job).breakdown.optimizer == k_params * 4);
+  job.optimizer = trace::Optimizer::adafactor;
+  // rows + columns of each of the 15 matrices (7 per layer + head): per layer q 128, k 96,
+  // v 96, o 128, gate 192, up 192, down 192 = 1,024; x 2 = 2,048; head 1,064. The rest full:
+  // embedding 64,000 + norms 5 x 64 = 64,320 (P minus the matrices' 137,728 values).
+  CHECK(estimate(job).breakdown.optimizer == (2'048 + 1'064 + 64'320) * 4);
+}
+
+TEST_CASE("checkpointing and eager attention change the activations", "[job]") {
+  trace::Job job = full_job();
+  job.checkpointing = trace::Checkpointing::full;
+  // layer inputs 2 x 64 + final/head inputs 128, plus one layer recomputed (960): 1,216 / token
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 2);
+  job.checkpointing = trace::Checkpointing::none;
+  job.attention = trace::AttentionImpl::eager;
+  // + per layer 4 heads x 128 x 128 scores x 2 sequences x 6 bytes = 786,432
+  CHECK(estimate(job).breakdown.activations == 2'048 * 256 * 2 + 2 * 786'432);
+  job.checkpointing = trace::Checkpointing::full;
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 2 + 786'432);
+}
+
+TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
+  trace::Job job = full_job();
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  // per layer q 8 x (64 + 64) + v 8 x (64 + 32) = 1,792; x 2 layers
+  const std::int64_t adapters = 3'584;
+  trace::JobEstimate e = estimate(job);
+  CHECK(e.trainable_params == adapters);
+  CHECK(e.breakdown.weights == k_params * 2 + adapters * 2);
+  CHECK(e.breakdown.gradients == adapters * 2);
+  CHECK(e.breakdown.optimizer == adapters * 4);
+
+  job.lora_targets = trace::LoraTargets::all_linear;
+  // every Linear of the layers: q 1,024 + k 768 + v 768 + o 1,024 + gate, up, down 3 x 1,536
+  // = 8,192 per layer (the head is not adapted)
+  CHECK(estimate(job).trainable_params == 16'384);
+
+  job.mode = trace::JobMode::qlora;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  // nf4 Linears: 2 x 36,864 = 73,728 values -> 36,864 bytes + U8 absmax per 64 (1,152) + F32
+  // per 256 blocks (5 x 4); the other 128,320 parameters stay bf16.
+  e = estimate(job);
+  CHECK(e.breakdown.weights == 36'864 + 1'152 + 20 + 128'320 * 2 + adapters * 2);
+}
+
+TEST_CASE("sharding divides the right terms", "[job]") {
+  trace::Job job = full_job();
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero1;
+  trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.optimizer == k_params * 8 / 4);
+  CHECK(e.breakdown.gradients == k_params * 4);
+  job.sharding = trace::Sharding::zero2;
+  CHECK(estimate(job).breakdown.gradients == k_params * 4 / 4);
+  job.sharding = trace::Sharding::zero3;
+  // a quarter of the weights + the largest layer (36,992) gathered twice at 4 bytes
+  CHECK(estimate(job).breakdown.weights == k_params * 6 / 4 + 2 * 36'992 * 4);
+  job.cpu_offload = true;
+  CHECK(estimate(job).breakdown.optimizer == 0);
+
+  job = full_job();
+  job.gpus = 2;
+  job.tp = 2;
+  e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 6 / 2);
+  CHECK(e.breakdown.activations == 2'048 * 256 * 2 / 2);
+}
+
+TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 100;
+  job.concurrency = 3;
+  const trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 2);
+  // 2 layers x K,V x 2 kv heads x 16 x 2 bytes = 256 bytes per token
+  CHECK(e.breakdown.kv_cache == 256 * 100 * 3);
+  CHECK(e.breakdown.activations == 960 * 300 * 2);  // the widest layer over the prompts
+  CHECK(e.breakdown.logits == 1'000 * 300 * 4);
+}
+
+TEST_CASE("job values out of range are bad input", "[job][bad_input]") {
+  trace::Job job = full_job();
+  job.gpus = 3;
+  job.tp = 2;
+  CHECK_THROWS_AS(estimate(job), trace::ConfigError);
+  job = full_job();
+  job.seq_len = 0;
+  CHECK_THROWS_WITH(estimate(job), Catch::Contains("--seq-len"));
+}
+
+TEST_CASE("the validator scores a small CSV", "[validate]") {
+  // Two runs of the tiny model on an imaginary 1 GiB card: one fits, one (huge batch) ran out.
+  const std::string csv =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_pp,job_grad_ckpt,job_attention,job_lora_rank,job_weights,job_precision,job_optimizer,"
+      "job_usable_gib,job_measured_gib,job_oom\n"
+      "1,org/tiny,tiny.json,full,128,2,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,"
+      "0.0075,0\n"
+      "2,org/tiny,tiny.json,full,128,4096,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,,1\n"
+      "3,org/none,,lora,128,1,1,single,1,1,none,sdpa,8,bf16,bf16_pure,adamw,1,,1\n";
+  const std::vector<trace::MeasuredRow> rows = trace::parse_measured_csv(csv);
+  REQUIRE(rows.size() == 3);
+  const trace::Scoreboard board = trace::validate_rows(
+      rows, [](const trace::MeasuredRow& row) -> std::optional<std::string> {
+        if (row.config_file == "tiny.json") return std::string(k_tiny);
+        return std::nullopt;
+      });
+  CHECK(board.rows == 3);
+  CHECK(board.planned == 2);
+  CHECK(board.oom_rows == 2);
+  CHECK(board.oom_flagged == 1);  // row 2; row 3 is unplanned and counts against trace
+  CHECK(board.fit_rows == 1);
+  CHECK(board.fit_rejected == 0);
+  REQUIRE(board.error_rows == 1);
+  // 7,245,440 bytes = 0.006748 GiB against 0.0075 measured: -10.0%
+  CHECK(board.median_abs_rel_error == Approx(1.0 - 7'245'440.0 / (0.0075 * 1073741824.0)));
+  CHECK(board.results[2].reason.find("org/none") != std::string::npos);
+}
+
+TEST_CASE("a CSV without the job columns is bad input", "[validate][bad_input]") {
+  CHECK_THROWS_WITH(trace::parse_measured_csv("row_id,model_id\n1,x\n"),
+                    Catch::Contains("config_file"));
+  CHECK_THROWS_AS(trace::parse_measured_csv(""), trace::ConfigError);
+  CHECK_THROWS_WITH(trace::parse_measured_csv("\"unterminated"), Catch::Contains("quoted"));
+}
