@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "trace/error.hpp"
@@ -11,6 +12,7 @@
 #include "trace/model/catalog.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/render/render.hpp"
+#include "trace/text_match.hpp"
 #include "trace/validate/validation.hpp"
 #include "trace/render/render.hpp"
 #include "trace/report/report.hpp"
@@ -40,7 +42,20 @@ struct PlanOptions {
   std::string check_gpu;
   std::string check_mode = "serve";
   std::string plan_mode = "all";
-  std::int64_t check_cards = 1;
+  std::int64_t check_cards = -1;  // --cards (the same as --gpus); -1: not given
+  // the job (issue 5 contract)
+  std::string optimizer = "adamw";
+  std::string precision = "mixed";
+  std::string grad_checkpointing = "none";
+  std::string attention = "sdpa";
+  std::string lora_targets = "all";
+  std::string strategy;
+  std::int64_t job_gpus = 1;
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::int64_t grad_accum = 1;
+  bool cpu_offload = false;
+  bool job_flags_given = false;
 };
 
 /// An error message as one line: messages quote user input (paths, model_type strings), which
@@ -150,6 +165,85 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--gpu", options.gpus, "cards to report (repeatable; default: a common set)");
   app.add_option("--gpu-table", options.gpu_table, "GPU table JSON replacing data/gpus.json");
+  // The job (training knobs; docs/memory.md, "Jobs").
+  app.add_option("--optimizer", options.optimizer,
+                 "adamw, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, sgd_momentum, lion")
+      ->capture_default_str();
+  app.add_option("--precision", options.precision, "fp32, mixed (fp32 master + bf16), bf16, fp16")
+      ->capture_default_str();
+  app.add_option("--grad-checkpointing", options.grad_checkpointing,
+                 "none, full, selective, offload")
+      ->capture_default_str();
+  app.add_option("--attention", options.attention, "sdpa (flash, no score matrix) or eager")
+      ->capture_default_str();
+  app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
+      ->capture_default_str();
+  app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
+  app.add_option("--strategy", options.strategy,
+                 "ddp, zero1, zero2, zero3 / fsdp (default: zero3 when --gpus > 1)");
+  app.add_option("--tp", options.tp, "tensor-parallel size")->capture_default_str();
+  app.add_option("--pp", options.pp, "pipeline-parallel size")->capture_default_str();
+  app.add_option("--grad-accum", options.grad_accum,
+                 "gradient accumulation steps (peak memory does not change)")
+      ->capture_default_str();
+  app.add_flag("--cpu-offload", options.cpu_offload,
+               "optimizer states (and with zero3 the parameters) on the CPU");
+}
+
+// The job the flags describe, for `mode` (full, lora, qlora, serve).
+Job make_job(const PlanOptions& options, const std::string& mode) {
+  Job job;
+  const auto need = [](auto parsed, const std::string& flag, const std::string& value,
+                       const char* allowed) {
+    if (!parsed) {
+      throw ConfigError(fmt::format("{} '{}' is not known; use one of {}", flag, value, allowed));
+    }
+    return *parsed;
+  };
+  job.mode = need(parse_job_mode(mode), "--mode", mode, "full, lora, qlora, serve");
+  job.precision = need(parse_precision(options.precision), "--precision", options.precision,
+                       "fp32, mixed, bf16, fp16");
+  job.optimizer = need(parse_optimizer(options.optimizer), "--optimizer", options.optimizer,
+                       "adamw, adamw_8bit, paged_adamw, paged_adamw_8bit, adafactor, sgd, "
+                       "sgd_momentum, lion");
+  job.checkpointing = need(parse_checkpointing(options.grad_checkpointing), "--grad-checkpointing",
+                           options.grad_checkpointing, "none, full, selective, offload");
+  job.attention = need(parse_attention(options.attention), "--attention", options.attention,
+                       "sdpa, eager");
+  const std::string targets = to_lower(options.lora_targets);
+  if (targets == "qv" || targets == "q,v") {
+    job.lora_targets = LoraTargets::attention_qv;
+  } else if (targets == "attention" || targets == "attn") {
+    job.lora_targets = LoraTargets::attention;
+  } else if (targets == "all" || targets == "all-linear" || targets == "all_linear") {
+    job.lora_targets = LoraTargets::all_linear;
+  } else {
+    throw ConfigError(fmt::format("--lora-targets '{}' is not known; use qv, attention or all",
+                                  options.lora_targets));
+  }
+  const MemoryAssumptions& a = options.assumptions;
+  job.seq_len = a.seq_len;
+  job.batch = a.batch;
+  job.lora_rank = a.lora_rank;
+  job.context = a.context;
+  job.concurrency = a.concurrency;
+  job.gpus = options.check_cards >= 0 ? options.check_cards : options.job_gpus;
+  job.tp = options.tp;
+  job.pp = options.pp;
+  job.cpu_offload = options.cpu_offload;
+  if (job.mode == JobMode::serve && job.tp == 1 && job.pp == 1) job.tp = job.gpus;  // TP serving
+  if (job.gpus < 1 || job.gpus > k_max_cards) {
+    throw ConfigError(fmt::format("--gpus must lie in 1..{}", k_max_cards));
+  }
+  const std::string strategy =
+      options.strategy.empty() ? (job.gpus / std::max<std::int64_t>(job.tp * job.pp, 1) > 1 ? "zero3" : "single")
+                               : options.strategy;
+  job.sharding = need(parse_sharding(strategy), "--strategy", strategy, "ddp, zero1, zero2, zero3, fsdp");
+  if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {
+    throw ConfigError("--grad-accum must lie in 1..1048576");
+  }
+  validate_job(job);
+  return job;
 }
 
 GpuCatalog load_catalog(const PlanOptions& options) {
@@ -183,6 +277,7 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   // With no --gpu, make_report picks the default cards, or every card of a custom table that
   // has none of them.
   request.include_graph = options.graph;
+  if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
   return make_report(config.text, request, gpus);
 }
 
@@ -199,7 +294,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
   add_plan_options(app, options, false);
   app.add_flag("--plan", options.plan, "print the plan (the default action)");
   app.add_option("--mode", options.plan_mode, "print only this mode's memory and fit")
-      ->check(CLI::IsMember({"all", "serve", "lora", "full"}))
+      ->check(CLI::IsMember({"all", "serve", "lora", "qlora", "full"}))
       ->capture_default_str();
   app.add_flag("--graph", options.graph, "also print the full layer graph with shapes");
   app.add_flag("--json", options.json, "print one JSON object (schema trace.plan/1)");
@@ -274,29 +369,46 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   PlanOptions options;
   add_plan_options(app, options, true);
   app.add_option("--mode", options.check_mode, "what must fit")
-      ->check(CLI::IsMember({"serve", "lora", "full"}))
+      ->check(CLI::IsMember({"serve", "lora", "qlora", "full"}))
       ->capture_default_str();
-  app.add_option("--cards", options.check_cards, "cards available (sharded)")
-      ->capture_default_str();
+  app.add_option("--cards", options.check_cards, "cards available (the same as --gpus)");
+  app.add_flag("--json", options.json, "print the verdict as one JSON object");
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   if (options.gpus.size() != 1) throw ConfigError("trace check needs exactly one --gpu ID");
-  if (options.check_cards < 1 || options.check_cards > k_max_cards) {
+  if (options.check_cards != -1 && (options.check_cards < 1 || options.check_cards > k_max_cards)) {
     throw ConfigError(fmt::format("--cards must lie in 1..{}", k_max_cards));
   }
+  options.plan_mode = options.check_mode;
   const GpuCatalog gpus = load_catalog(options);
   const Report report = build_report(options, env, gpus);
-  const CardFit& card = report.cards.front();
-  const ModeFit& fit = options.check_mode == "serve" ? card.serve
-                       : options.check_mode == "lora" ? card.lora
-                                                      : card.full_finetune;
-  const bool fits = fit.min_cards && *fit.min_cards <= options.check_cards;
-  out << fmt::format("{}: {} {} on {} x {} ({} usable each): {}\n", fits ? "fits" : "does not fit",
-                     report.model_id, options.check_mode, options.check_cards, card.id,
-                     format_bytes(card.memory_bytes),
-                     fit.min_cards ? fmt::format("needs {} card(s), {} per card", *fit.min_cards,
-                                                 format_bytes(fit.bytes_per_card))
-                                   : fmt::format("does not fit on {} cards", k_max_cards));
-  return fits ? k_exit_ok : k_exit_does_not_fit;
+  const JobVerdict& verdict = *report.job;
+  const Job& job = verdict.job;
+  if (options.json) {
+    const JobBreakdown& b = verdict.breakdown;
+    const nlohmann::ordered_json json = {
+        {"schema", "trace.check/1"},
+        {"verdict", verdict.fits ? "fits" : "does not fit"},
+        {"fits", verdict.fits},
+        {"model", report.model_id},
+        {"mode", options.check_mode},
+        {"gpu", verdict.gpu},
+        {"gpus", job.gpus},
+        {"peak_bytes", verdict.peak_bytes},
+        {"usable_bytes", verdict.usable_bytes},
+        {"budget_bytes", verdict.budget_bytes},
+        {"breakdown",
+         {{"weights", b.weights}, {"gradients", b.gradients}, {"optimizer", b.optimizer},
+          {"activations", b.activations}, {"logits", b.logits}, {"kv_cache", b.kv_cache},
+          {"ssm_state", b.ssm_state}, {"overhead", verdict.overhead_bytes}}}};
+    out << json.dump(2) << "\n";
+  } else {
+    out << fmt::format("{}: {} {} on {}x {}: {} needed per GPU, {} usable ({} after {:.0f}% headroom)\n",
+                       verdict.fits ? "fits" : "does not fit", report.model_id, options.check_mode,
+                       job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes),
+                       format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
+                       100.0 * report.assumptions.headroom_fraction);
+  }
+  return verdict.fits ? k_exit_ok : k_exit_does_not_fit;
 }
 
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

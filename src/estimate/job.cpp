@@ -74,6 +74,20 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
   return 0;
 }
 
+// A bitsandbytes nf4 model: every Linear of the layers in nf4 (two values per byte, U8 absmax
+// per 64 values with double quantization, F32 per 256 blocks), everything else in bf16.
+std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
+                             const JobAssumptions& a) {
+  std::int64_t quantizable = 0;
+  for (const layout::NamedLinear& linear : linears) {
+    if (linear.mtp || linear.router || linear.name == "lm_head") continue;
+    quantizable = checked_add(quantizable, checked_product({linear.rows, linear.cols, linear.count}));
+  }
+  const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
+  return checked_add(checked_add(ceil_div(quantizable, 2), blocks + ceil_div(blocks, 256) * 4),
+                     checked_mul(total - quantizable, 2));
+}
+
 }  // namespace
 
 std::int64_t JobBreakdown::total() const {
@@ -121,7 +135,8 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
 
   if (job.mode == JobMode::serve) {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
-    b.weights = ceil_div(bytes_for(total, dtype), model_split);
+    b.weights = ceil_div(job.base_nf4 ? nf4_model_bytes(linears, total, a) : bytes_for(total, dtype),
+                         model_split);
     b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
                                       job.concurrency),
                           job.tp);
@@ -146,23 +161,17 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   std::int64_t factored = 0;  // Adafactor's state elements
   if (lora) {
     trainable = 0;
-    std::int64_t quantizable = 0;
     for (const layout::NamedLinear& linear : linears) {
       if (linear.mtp || linear.router) continue;
       if (adapted(job.lora_targets, linear.name)) {
         trainable = checked_add(trainable, checked_product({job.lora_rank, linear.rows + linear.cols,
                                                             linear.count}));
       }
-      if (linear.name != "lm_head") {
-        quantizable = checked_add(quantizable, checked_product({linear.rows, linear.cols, linear.count}));
-      }
     }
     // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
     // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
     if (job.mode == JobMode::qlora || job.base_nf4) {
-      const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
-      b.weights = checked_add(ceil_div(quantizable, 2), blocks + ceil_div(blocks, 256) * 4);
-      b.weights = checked_add(b.weights, checked_mul(total - quantizable, 2));
+      b.weights = nf4_model_bytes(linears, total, a);
     } else {
       b.weights = bytes_for(total, job.base_dtype.value_or(
                                        job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16));

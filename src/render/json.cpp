@@ -185,6 +185,26 @@ std::string render_json(const Report& report) {
                        {"per_request_bytes", serve.per_sequence_bytes},
                        {"max_concurrency", card.serve.fits ? card.serve.max_batch : 0}};
   }
+  if (report.job) {
+    // The job's per-GPU peak (--mode full|lora|qlora|serve and its flags).
+    const JobVerdict& v = *report.job;
+    const JobBreakdown& b = v.breakdown;
+    Json& estimate = out["estimate"];
+    if (!estimate.is_object()) estimate = Json::object();
+    estimate["mode"] = report.only_mode;
+    estimate["gpus"] = v.job.gpus;
+    estimate["peak_bytes"] = v.peak_bytes;
+    estimate["breakdown"] = {{"weights", b.weights},     {"gradients", b.gradients},
+                             {"optimizer", b.optimizer}, {"activations", b.activations},
+                             {"logits", b.logits},       {"kv_cache", b.kv_cache},
+                             {"ssm_state", b.ssm_state}, {"overhead", v.overhead_bytes}};
+    if (!v.gpu.empty()) {
+      estimate["fits"] = v.fits;
+      estimate["job_gpu"] = v.gpu;
+      estimate["job_budget_bytes"] = v.budget_bytes;
+    }
+    if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
+  }
   out["structure"] = layers_json(model);
   if (report.include_graph) {
     Json nodes = Json::array();

@@ -50,10 +50,13 @@ std::string render_markdown(const Report& report) {
   out += "\n## Checkpoint storage\n\n";
   append_facts(out, sections::storage_facts(report));
   out += "\n## Memory\n\n" + sections::workload_line(report) + "\n\n";
-  append_table(out, sections::memory_table(report));
+  if (const auto memory = sections::memory_table(report); !memory.rows.empty()) {
+    append_table(out, memory);
+  }
+  if (report.job) out += "\n" + sections::job_line(report) + "\n";
   out += "\n" + sections::kv_line(report) + "\n";
   out += "\n## What fits\n\n";
-  append_table(out, sections::cards_table(report));
+  if (report.only_mode != "qlora") append_table(out, sections::cards_table(report));
   if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "\n" + sections::concurrency_line(report) + "\n";
   out += "\n## Structure\n\n";
   append_table(out, sections::structure_table(report));

@@ -57,15 +57,22 @@ std::string render_table(const Report& report) {
   out += "\nCHECKPOINT STORAGE\n";
   append_facts(out, sections::storage_facts(report));
   out += "\nMEMORY (" + sections::workload_line(report) + ")\n";
-  append_table(out, sections::memory_table(report));
+  if (const auto memory = sections::memory_table(report); !memory.rows.empty()) {
+    append_table(out, memory);
+  }
+  if (report.job) out += "  " + sections::job_line(report) + "\n";
   out += "  " + sections::kv_line(report) + "\n";
-  out += fmt::format(
-      "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, {} for "
-      "serving)\n",
-      report.assumptions.expert_parallel ? "expert parallel (EP) for MoE, else tensor parallel"
-                                         : "tensor parallel");
-  append_table(out, sections::cards_table(report));
-  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "  " + sections::concurrency_line(report) + "\n";
+  if (report.only_mode != "qlora") {  // the card table has no QLoRA column; the job line says it
+    out += fmt::format(
+        "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, {} for "
+        "serving)\n",
+        report.assumptions.expert_parallel ? "expert parallel (EP) for MoE, else tensor parallel"
+                                           : "tensor parallel");
+    append_table(out, sections::cards_table(report));
+  }
+  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
+    out += "  " + sections::concurrency_line(report) + "\n";
+  }
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));
   if (report.include_graph) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 #include "trace/checked_math.hpp"
@@ -249,8 +250,11 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
       }
       const ModelDescription model = parse_model_config(*text);
       const ParameterCount params = count_parameters(model);
-      const std::int64_t usable = static_cast<std::int64_t>(row.usable_gib * k_gib_f);
-      if (usable <= 0) throw ConfigError("no usable memory for the card (job_usable_gib empty)");
+      // A row without a card (job_usable_gib and card_mem_gb empty) is still estimated and its
+      // error scored; with nothing to fit against, trace's verdict is "fits".
+      const std::int64_t usable = row.usable_gib > 0
+                                      ? static_cast<std::int64_t>(row.usable_gib * k_gib_f)
+                                      : std::numeric_limits<std::int64_t>::max() / 4;
       Job job = row.job;
       const bool engine = row.task == "kv_capacity" || row.task == "activation_only";
       if (engine) {

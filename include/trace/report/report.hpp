@@ -2,11 +2,13 @@
 /// The one value every renderer consumes: the model, its counts, graph, memory and card fits.
 /// make_report is the pure pipeline config text -> Report.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trace/estimate/fit.hpp"
+#include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/estimate/storage.hpp"
@@ -25,6 +27,22 @@ struct ReportRequest {
   bool kv_dtype_from_config = true;     ///< fp8 KV when the checkpoint ships FP8 KV scales
   std::vector<std::string> gpu_ids;     ///< cards to report; empty: the default set
   bool include_graph = false;
+  /// A concrete job (--mode full|lora|qlora|serve with its flags): its per-GPU peak is
+  /// estimated and, with --gpu, checked against the first card.
+  std::optional<Job> job;
+};
+
+/// The per-GPU verdict of one job on one card.
+struct JobVerdict {
+  Job job;
+  JobBreakdown breakdown;           ///< per GPU
+  std::int64_t overhead_bytes = 0;  ///< CUDA context
+  std::int64_t peak_bytes = 0;      ///< breakdown + overhead: what one GPU must hold
+  std::int64_t trainable_params = 0;
+  std::string gpu;                  ///< the card checked against (empty: none)
+  std::int64_t usable_bytes = 0;
+  std::int64_t budget_bytes = 0;    ///< usable less headroom
+  bool fits = false;
 };
 
 struct Report {
@@ -39,6 +57,7 @@ struct Report {
   std::vector<CardFit> cards;
   bool include_graph = false;
   std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
+  std::optional<JobVerdict> job;
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 
