@@ -8,7 +8,11 @@
 //   input 64 = 256; MLP input 64 + gate, act, up, product 4 x 128 = 576; norm inputs 2 x 64 = 128:
 //   960 per layer, 1,920 for both, + final norm and head inputs 2 x 64 = 2,048 per token.
 
+#include <nlohmann/json.hpp>
+
 #include "catch.hpp"
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
@@ -204,4 +208,42 @@ TEST_CASE("a CSV without the job columns is bad input", "[validate][bad_input]")
                     Catch::Contains("config_file"));
   CHECK_THROWS_AS(trace::parse_measured_csv(""), trace::ConfigError);
   CHECK_THROWS_WITH(trace::parse_measured_csv("\"unterminated"), Catch::Contains("quoted"));
+}
+
+TEST_CASE("trace validate: configs by file, by repo id, from the catalog", "[validate][cli]") {
+  const trace::test::TempDir dir;
+  dir.write("configs/org--tiny.json", k_tiny);
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_pp,job_grad_ckpt,job_attention,job_lora_rank,job_weights,job_precision,job_optimizer,"
+      "job_usable_gib,job_measured_gib,job_oom\n";
+  const std::string csv = dir.write(
+      "runs.csv",
+      header +
+          // by repo id in --configs
+          "1,org/tiny (a note),,full,128,2,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,"
+          "0.0075,0\n"
+          // from the bundled catalog; 8B bf16 weights alone exceed a 1 GiB card
+          "2,meta-llama/Llama-3.1-8B,,serve,100,1,1,single,1,1,none,sdpa,,bf16,bf16_pure,none,1,,1\n"
+          // nowhere
+          "3,org/missing,,full,128,1,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,,0\n");
+  trace::HubEnvironment env;
+  env.hf_hub_cache = dir.make_dir("hub");
+  const trace::test::CliResult result =
+      trace::test::run_cli({"validate", csv, "--configs", dir.at("configs"), "--json"}, env);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const nlohmann::json board = nlohmann::json::parse(result.out);
+  CHECK(board["schema"] == "trace.validate/1");
+  CHECK(board["rows"] == 3);
+  CHECK(board["planned"] == 2);
+  CHECK(board["oom_rows"] == 1);
+  CHECK(board["oom_flagged"] == 1);
+  CHECK(board["fit_rows"] == 2);
+  CHECK(board["fit_rejected"] == 0);
+  REQUIRE(board["unplanned"].size() == 1);
+  CHECK(board["unplanned"][0]["row_id"] == "3");
+  CHECK(board["unplanned"][0]["reason"].get<std::string>().find("org/missing") != std::string::npos);
+  // A CSV that does not exist is bad input.
+  CHECK(trace::test::run_cli({"validate", dir.at("nope.csv")}, env).exit_code == 2);
 }
