@@ -11,6 +11,7 @@
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/text_match.hpp"
 
@@ -264,9 +265,12 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                             : (model.max_position_embeddings > 0 ? model.max_position_embeddings
                                                                  : 4096);
         const std::int64_t profile_tokens = std::max(max_len, a.engine_profile_tokens);
-        const std::int64_t weights =
-            ceil_div(bytes_for(params.total - params.mtp, job.base_dtype.value_or(Dtype::bf16)),
-                     job.tp * job.pp);
+        // The engine loads the checkpoint as stored: a quantized one at its stored size.
+        const std::int64_t weights = ceil_div(
+            model.quantization
+                ? estimate_storage(model, params).bytes
+                : bytes_for(params.total - params.mtp, job.base_dtype.value_or(Dtype::bf16)),
+            job.tp * job.pp);
         std::int64_t widest = 0;
         for (const LayerActivation& layer : layer_activations(model, 1)) {
           widest = std::max(widest, layer.values_per_token);
