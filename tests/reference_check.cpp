@@ -5,13 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/estimate/storage.hpp"
@@ -19,32 +18,6 @@
 #include "trace/model/model_config.hpp"
 
 namespace {
-
-// One CSV record; handles quoted fields with commas and doubled quotes.
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c != '\r') {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
 
 bool is_supported(const std::string& model_type) {
   for (const trace::ArchitectureInfo& info : trace::supported_architectures()) {
@@ -57,14 +30,18 @@ bool is_supported(const std::string& model_type) {
 
 int main(int argc, char** argv) {
   const std::string root = argc > 1 ? argv[1] : "../shared/reference";
-  std::ifstream csv(root + "/params.csv");
-  if (!csv) {
-    std::cerr << "reference check: cannot open " << root << "/params.csv\n";
+  std::vector<std::vector<std::string>> records;
+  try {
+    records = trace::parse_csv(trace::read_text_file(root + "/params.csv"));
+  } catch (const trace::Error& error) {
+    std::cerr << "reference check: " << error.what() << "\n";
     return 2;
   }
-  std::string line;
-  std::getline(csv, line);
-  const std::vector<std::string> header = split_csv(line);
+  if (records.empty()) {
+    std::cerr << "reference check: " << root << "/params.csv is empty\n";
+    return 2;
+  }
+  const std::vector<std::string>& header = records.front();
   const auto column = [&](const char* name) {
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (header[i] == name) return i;
@@ -82,9 +59,8 @@ int main(int argc, char** argv) {
   int passed = 0;
   int failed = 0;
   int skipped = 0;
-  while (std::getline(csv, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> row = split_csv(line);
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const std::vector<std::string>& row = records[r];
     if (row.size() < header.size()) continue;
     // "llama4/llama4_text": the outer type is what config.json says.
     const std::string model_type = row[type_col].substr(0, row[type_col].find('/'));

@@ -380,31 +380,16 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   }
   options.plan_mode = options.check_mode;
   const GpuCatalog gpus = load_catalog(options);
-  const Report report = build_report(options, env, gpus);
+  Report report = build_report(options, env, gpus);
+  report.only_mode = options.check_mode;
   const JobVerdict& verdict = *report.job;
   const Job& job = verdict.job;
   if (options.json) {
-    const JobBreakdown& b = verdict.breakdown;
-    const nlohmann::ordered_json json = {
-        {"schema", "trace.check/1"},
-        {"verdict", verdict.fits ? "fits" : "does not fit"},
-        {"fits", verdict.fits},
-        {"model", report.model_id},
-        {"mode", options.check_mode},
-        {"gpu", verdict.gpu},
-        {"gpus", job.gpus},
-        {"peak_bytes", verdict.peak_bytes},
-        {"usable_bytes", verdict.usable_bytes},
-        {"budget_bytes", verdict.budget_bytes},
-        {"breakdown",
-         {{"weights", b.weights}, {"gradients", b.gradients}, {"optimizer", b.optimizer},
-          {"activations", b.activations}, {"logits", b.logits}, {"kv_cache", b.kv_cache},
-          {"ssm_state", b.ssm_state}, {"overhead", verdict.overhead_bytes}}}};
-    out << json.dump(2) << "\n";
+    out << render_check_json(report);
   } else {
     out << fmt::format("{}: {} {} on {}x {}: {} needed per GPU, {} usable ({} after {:.0f}% headroom)\n",
                        verdict.fits ? "fits" : "does not fit", report.model_id, options.check_mode,
-                       job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes),
+                       job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
                        format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
                        100.0 * report.assumptions.headroom_fraction);
   }

@@ -107,9 +107,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.id = gpu->id;
     card.name = gpu->name;
     card.memory_bytes = gpu->memory_bytes_usable;
-    const double headroom = std::clamp(assumptions.headroom_fraction, 0.0, 0.99);
-    card.budget_bytes = static_cast<std::int64_t>(
-        std::floor(static_cast<double>(gpu->memory_bytes_usable) * (1.0 - headroom)));
+    card.budget_bytes = budget_bytes(gpu->memory_bytes_usable, assumptions.headroom_fraction);
     card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0, kv_heads);
     card.lora = fit_mode(memory.lora, card.budget_bytes, 0, kv_heads);
     const std::int64_t experts = routed_experts(model);
@@ -119,6 +117,12 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     fits.push_back(std::move(card));
   }
   return fits;
+}
+
+std::int64_t budget_bytes(std::int64_t usable_bytes, double headroom_fraction) {
+  const double headroom = std::clamp(headroom_fraction, 0.0, 0.99);
+  return static_cast<std::int64_t>(
+      std::floor(static_cast<double>(usable_bytes) * (1.0 - headroom)));
 }
 
 }  // namespace trace

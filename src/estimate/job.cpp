@@ -18,24 +18,6 @@ namespace trace {
 
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-bool adapted(LoraTargets targets, std::string_view name) {
-  const bool q = ends_with(name, ".q_proj") || ends_with(name, ".q_a_proj") ||
-                 ends_with(name, ".q_b_proj") || ends_with(name, ".qkv_proj");
-  const bool v = ends_with(name, ".v_proj") || ends_with(name, ".kv_b_proj");
-  const bool attention = q || v || ends_with(name, ".k_proj") || ends_with(name, ".o_proj") ||
-                         ends_with(name, ".kv_a_proj_with_mqa") || ends_with(name, ".linear_attn");
-  switch (targets) {
-    case LoraTargets::attention_qv: return q || v;
-    case LoraTargets::attention: return attention;
-    case LoraTargets::all_linear: return name != "lm_head";
-  }
-  return false;
-}
-
 // Bytes of one element of weights, gradients and optimizer states under a precision.
 struct PrecisionBytes {
   std::int64_t weight;      // the trained copy (master weights for mixed)
@@ -77,7 +59,7 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
 // A bitsandbytes nf4 model: every Linear of the layers in nf4 (two values per byte, U8 absmax
 // per 64 values with double quantization, F32 per 256 blocks), everything else in bf16.
 std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
-                             const JobAssumptions& a) {
+                             const MemoryAssumptions& a) {
   std::int64_t quantizable = 0;
   for (const layout::NamedLinear& linear : linears) {
     if (linear.mtp || linear.router || linear.name == "lm_head") continue;
@@ -89,15 +71,6 @@ std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, st
 }
 
 }  // namespace
-
-std::int64_t JobBreakdown::total() const {
-  std::int64_t sum = 0;
-  for (const std::int64_t term :
-       {weights, gradients, optimizer, activations, logits, kv_cache, ssm_state}) {
-    sum = checked_add(sum, term, "a memory total");
-  }
-  return sum;
-}
 
 void validate_job(const Job& job) {
   const auto check = [](std::int64_t value, std::int64_t max, const char* flag) {
@@ -123,10 +96,10 @@ void validate_job(const Job& job) {
 }
 
 JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
-                         const Job& job, const JobAssumptions& a) {
+                         const Job& job, const MemoryAssumptions& a) {
   validate_job(job);
   JobEstimate estimate;
-  JobBreakdown& b = estimate.breakdown;
+  MemoryBreakdown& b = estimate.breakdown;
   const std::int64_t dp = job.gpus / (job.tp * job.pp);
   const std::int64_t model_split = job.tp * job.pp;  // model-parallel ways
   // Training and serving load the text model; HF implementations skip MTP layers.
@@ -135,21 +108,20 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
 
   if (job.mode == JobMode::serve) {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
-    b.weights = ceil_div(job.base_nf4 ? nf4_model_bytes(linears, total, a) : bytes_for(total, dtype),
-                         model_split);
+    const std::int64_t weights =
+        job.weight_bytes ? *job.weight_bytes
+                         : (job.base_nf4 ? nf4_model_bytes(linears, total, a) : bytes_for(total, dtype));
+    b.weights = ceil_div(weights, model_split);
     b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
                                       job.concurrency),
                           job.tp);
-    b.ssm_state = checked_mul(ssm_state_bytes(model, Dtype::fp32, 2), job.concurrency);
-    // Prefill: the largest layer's working set for the prompt, and fp32 logits of the prompt.
-    std::int64_t widest = 0;
-    for (const LayerActivation& layer : layer_activations(model, job.context)) {
-      widest = std::max(widest, layer.values_per_token);
-    }
+    b.ssm_state = checked_mul(
+        ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes), job.concurrency);
+    // Prefill: the widest layer's working set over the prompts; fp32 logits of the last token
+    // of each sequence (what engines and generate() compute).
     const std::int64_t tokens = checked_mul(job.context, job.concurrency);
-    b.activations = checked_product({widest, tokens, a.activation_bytes}, "the activations");
-    b.logits = checked_product({model.vocab_size, tokens, 4}, "the logits");
-    estimate.peak_bytes = b.total();
+    b.activations = ceil_div(prefill_activation_bytes(model, tokens, a), job.tp);
+    b.logits = checked_product({model.vocab_size, job.concurrency, 4}, "the logits");
     return estimate;
   }
 
@@ -160,14 +132,7 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   std::int64_t trainable = total;
   std::int64_t factored = 0;  // Adafactor's state elements
   if (lora) {
-    trainable = 0;
-    for (const layout::NamedLinear& linear : linears) {
-      if (linear.mtp || linear.router) continue;
-      if (adapted(job.lora_targets, linear.name)) {
-        trainable = checked_add(trainable, checked_product({job.lora_rank, linear.rows + linear.cols,
-                                                            linear.count}));
-      }
-    }
+    trainable = lora_parameters(model, job.lora_rank, job.lora_targets);
     // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
     // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
     if (job.mode == JobMode::qlora || job.base_nf4) {
@@ -288,7 +253,6 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   b.logits = ceil_div(checked_product({model.vocab_size, tokens, a.logits_bytes_per_value},
                                       "the logits"),
                       job.tp);
-  estimate.peak_bytes = b.total();
   return estimate;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "checkpoint_layout.hpp"
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 
@@ -71,55 +72,23 @@ std::int64_t ssm_saved_values(const Ssm& ssm) {
   return ssm.hidden + ssm.in_proj_width() + conv + 3 * ssm.inner;
 }
 
-std::int64_t linear_lora(std::int64_t in, std::int64_t out, std::int64_t rank) {
-  return checked_mul(rank, checked_add(in, out));
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::int64_t mlp_lora(const Mlp& mlp, std::int64_t rank) {
-  switch (mlp.kind) {
-    case MlpKind::none: return 0;
-    case MlpKind::linear: return linear_lora(mlp.input_dim, mlp.input_dim, rank);
-    case MlpKind::gated:
-    case MlpKind::plain: break;
+// Whether LoRA `targets` reach the Linear called `name` (checkpoint names, checkpoint_layout).
+bool adapted(LoraTargets targets, std::string_view name) {
+  const bool q = ends_with(name, ".q_proj") || ends_with(name, ".q_a_proj") ||
+                 ends_with(name, ".q_b_proj") || ends_with(name, ".qkv_proj");
+  const bool v = ends_with(name, ".v_proj") || ends_with(name, ".kv_b_proj");
+  const bool attention = q || v || ends_with(name, ".k_proj") || ends_with(name, ".o_proj") ||
+                         ends_with(name, ".kv_a_proj_with_mqa") || ends_with(name, ".linear_attn");
+  switch (targets) {
+    case LoraTargets::attention_qv: return q || v;
+    case LoraTargets::attention: return attention;
+    case LoraTargets::all_linear: return name != "lm_head";
   }
-  std::int64_t up = linear_lora(mlp.input_dim, mlp.intermediate, rank);
-  if (mlp.kind == MlpKind::gated) {
-    up = mlp.fused_gate_up ? linear_lora(mlp.input_dim, 2 * mlp.intermediate, rank)
-                           : checked_mul(2, up);
-  }
-  return checked_add(up, linear_lora(mlp.intermediate, mlp.input_dim, rank));
-}
-
-std::int64_t attention_lora(const Attention& attention, std::int64_t rank) {
-  const std::int64_t heads = attention.num_heads;
-  switch (attention.kind) {
-    case AttentionKind::none: return 0;
-    case AttentionKind::linear: return linear_lora(attention.input_dim, attention.output_dim, rank);
-    case AttentionKind::mla: {
-      const MlaShape& m = attention.mla;
-      const std::int64_t q_out = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
-      std::int64_t sum = m.q_lora_rank > 0
-                             ? checked_add(linear_lora(attention.input_dim, m.q_lora_rank, rank),
-                                           linear_lora(m.q_lora_rank, q_out, rank))
-                             : linear_lora(attention.input_dim, q_out, rank);
-      sum = checked_add(sum, linear_lora(attention.input_dim, m.kv_lora_rank + m.qk_rope_head_dim,
-                                         rank));
-      sum = checked_add(sum, linear_lora(m.kv_lora_rank,
-                                         heads * (m.qk_nope_head_dim + m.v_head_dim), rank));
-      return checked_add(sum, linear_lora(heads * m.v_head_dim, attention.output_dim, rank));
-    }
-    case AttentionKind::standard: break;
-  }
-  const std::int64_t q_width = heads * attention.head_dim;
-  const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
-  std::int64_t sum = 0;
-  if (attention.fused_qkv) {
-    sum = linear_lora(attention.input_dim, q_width + 2 * kv_width, rank);
-  } else {
-    sum = checked_add(linear_lora(attention.input_dim, q_width, rank),
-                      checked_mul(2, linear_lora(attention.kv_input_dim, kv_width, rank)));
-  }
-  return checked_add(sum, linear_lora(q_width, attention.output_dim, rank));
+  return false;
 }
 
 // KV-cache values one token holds in one layer's attention.
@@ -171,37 +140,30 @@ void validate_assumptions(const MemoryAssumptions& a) {
 std::int64_t MemoryBreakdown::total() const {
   std::int64_t sum = 0;
   for (const std::int64_t term :
-       {weights, gradients, optimizer, activations, kv_cache, ssm_state, overhead}) {
+       {weights, gradients, optimizer, activations, logits, kv_cache, ssm_state, overhead}) {
     sum = checked_add(sum, term, "a memory total");
   }
   return sum;
 }
 
-std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank) {
+std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
+                             LoraTargets targets) {
   std::int64_t params = 0;
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.mtp) continue;
-    for (const Block& block : stack.blocks) {
-      if (block.shared_weights) continue;
-      params = checked_add(params, attention_lora(block.attention, rank));
-      if (block.cross_attention) {
-        params = checked_add(params, attention_lora(*block.cross_attention, rank));
-      }
-      params = checked_add(params, mlp_lora(block.mlp, rank));
-      if (block.ssm) {
-        const Ssm& ssm = *block.ssm;
-        params = checked_add(params, checked_add(linear_lora(ssm.hidden, ssm.in_proj_width(), rank),
-                                                 linear_lora(ssm.inner, ssm.hidden, rank)));
-      }
-      if (block.moe) {
-        // PEFT's all-linear reaches every expert's projections (not the router).
-        params = checked_add(params, checked_mul(block.moe->num_experts,
-                                                 mlp_lora(block.moe->expert, rank)));
-        if (block.moe->shared) params = checked_add(params, mlp_lora(*block.moe->shared, rank));
-      }
-    }
+  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
+    if (linear.mtp || linear.router || !adapted(targets, linear.name)) continue;
+    params = checked_add(params, checked_product({rank, linear.rows + linear.cols, linear.count},
+                                                 "the LoRA adapters"));
   }
   return params;
+}
+
+std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_t tokens,
+                                      const MemoryAssumptions& assumptions) {
+  std::int64_t widest = 0;
+  for (const LayerActivation& layer : layer_activations(model, 1)) {
+    widest = std::max(widest, layer.values_per_token);
+  }
+  return checked_product({widest, tokens, assumptions.activation_bytes}, "the activations");
 }
 
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype) {

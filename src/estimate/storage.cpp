@@ -220,10 +220,8 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
                       const BaseDtype& base, StorageEstimate& storage,
                       const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
   const ModeloptScheme& scheme = *model.quantization->modelopt;
-  std::int64_t scalar_tensors = 0;
   std::int64_t nvfp4_values = 0;
   std::int64_t expert_values = 0;
-  std::int64_t extra_tensors = 0;
   std::int64_t mtp_quantized_values = 0;
   std::int64_t mtp_quantized_bytes = 0;
   // Summed here and added once per dtype: a Super-size map has ~80,000 Linears.
@@ -252,7 +250,6 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
         storage.scale_elements = checked_add(storage.scale_elements, scales + 2 * copies);
         nvfp4_values = checked_add(nvfp4_values, values);
         storage.nvfp4_modules += copies;
-        extra_tensors += 3 * copies;
         break;
       }
       case ModuleFormat::fp8:
@@ -261,7 +258,6 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
         bytes = values + 8 * copies;
         storage.scale_elements += 2 * copies;
         storage.fp8_modules += copies;
-        extra_tensors += 2 * copies;
         break;
     }
     if (format != ModuleFormat::unquantized) {
@@ -303,7 +299,6 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
   add("U8", u8_elements, 1);
   add("F8_E4M3", f8_elements, 1);
   add("F32", f32_scalars, 4);
-  scalar_tensors += f32_scalars;
   // Routers some checkpoints keep in F32; the rest at the checkpoint dtype.
   std::int64_t fp32_router = 0;
   std::int64_t mtp_fp32_router = 0;
@@ -342,11 +337,13 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
     }
     add("F32", kv_scales, 4);
   }
-  scalar_tensors += kv_scales;
   storage.scale_elements += kv_scales;
-  storage.tensors = layout::tensor_count(model) + extra_tensors + kv_scales;
+  // Each NVFP4 Linear adds three tensors to its weight (block scales, two scalars), each FP8
+  // Linear two scalars; the KV scales are tensors of their own.
+  storage.tensors = layout::tensor_count(model) + 3 * storage.nvfp4_modules +
+                    2 * storage.fp8_modules + kv_scales;
   storage.hub_parameters = params.total - params.router_bias_buffers - nvfp4_values / 2;
-  return scalar_tensors;
+  return f32_scalars + kv_scales;  // every one of them a 0-d tensor
 }
 
 }  // namespace

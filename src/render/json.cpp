@@ -22,15 +22,17 @@ const char* position_name(PositionKind kind) {
   return "none";
 }
 
+Json breakdown_json(const MemoryBreakdown& b) {
+  return {{"weights", b.weights},         {"gradients", b.gradients}, {"optimizer", b.optimizer},
+          {"activations", b.activations}, {"logits", b.logits},       {"kv_cache", b.kv_cache},
+          {"ssm_state", b.ssm_state},     {"overhead", b.overhead}};
+}
+
 Json mode_json(const ModeMemory& mode) {
   const MemoryBreakdown& b = mode.breakdown;
-  Json breakdown = {{"weights", b.weights},         {"gradients", b.gradients},
-                    {"optimizer", b.optimizer},     {"activations", b.activations},
-                    {"kv_cache", b.kv_cache},       {"ssm_state", b.ssm_state},
-                    {"overhead", b.overhead}};
   return {{"bytes", b.total()},
           {"batch", mode.batch},
-          {"breakdown", breakdown},
+          {"breakdown", breakdown_json(b)},
           {"fixed_bytes", mode.fixed_bytes},
           {"per_sequence_bytes", mode.per_sequence_bytes},
           {"formula", mode.formula}};
@@ -188,16 +190,12 @@ std::string render_json(const Report& report) {
   if (report.job) {
     // The job's per-GPU peak (--mode full|lora|qlora|serve and its flags).
     const JobVerdict& v = *report.job;
-    const JobBreakdown& b = v.breakdown;
     Json& estimate = out["estimate"];
     if (!estimate.is_object()) estimate = Json::object();
     estimate["mode"] = report.only_mode;
     estimate["gpus"] = v.job.gpus;
-    estimate["peak_bytes"] = v.peak_bytes;
-    estimate["breakdown"] = {{"weights", b.weights},     {"gradients", b.gradients},
-                             {"optimizer", b.optimizer}, {"activations", b.activations},
-                             {"logits", b.logits},       {"kv_cache", b.kv_cache},
-                             {"ssm_state", b.ssm_state}, {"overhead", v.overhead_bytes}};
+    estimate["peak_bytes"] = v.peak_bytes();
+    estimate["breakdown"] = breakdown_json(v.breakdown);
     if (!v.gpu.empty()) {
       estimate["fits"] = v.fits;
       estimate["job_gpu"] = v.gpu;
@@ -221,6 +219,22 @@ std::string render_json(const Report& report) {
                     {"nodes", nodes}};
   }
   out["notes"] = report.notes;
+  return out.dump(2) + "\n";
+}
+
+std::string render_check_json(const Report& report) {
+  const JobVerdict& v = *report.job;
+  const Json out = {{"schema", "trace.check/1"},
+                    {"verdict", v.fits ? "fits" : "does not fit"},
+                    {"fits", v.fits},
+                    {"model", report.model_id},
+                    {"mode", report.only_mode},
+                    {"gpu", v.gpu},
+                    {"gpus", v.job.gpus},
+                    {"peak_bytes", v.peak_bytes()},
+                    {"usable_bytes", v.usable_bytes},
+                    {"budget_bytes", v.budget_bytes},
+                    {"breakdown", breakdown_json(v.breakdown)}};
   return out.dump(2) + "\n";
 }
 

@@ -69,28 +69,23 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   if (request.job) {
     JobVerdict verdict;
     verdict.job = *request.job;
-    const Job& job = verdict.job;
+    Job& job = verdict.job;
     if (job.mode == JobMode::serve) {
-      // The serving estimate above (checkpoint format, KV and state, MTP left out), split over
-      // tensor-parallel GPUs.
-      const MemoryBreakdown& s = report.memory.serve.breakdown;
-      verdict.breakdown.weights = ceil_div(s.weights, job.tp * job.pp);
-      verdict.breakdown.kv_cache = ceil_div(s.kv_cache, job.tp);
-      verdict.breakdown.ssm_state = s.ssm_state;
-    } else {
-      const JobEstimate estimate = estimate_job(report.model, report.parameters, job);
-      verdict.breakdown = estimate.breakdown;
-      verdict.trainable_params = estimate.trainable_params;
+      // The serving weights and KV dtype decided above (checkpoint format, MTP, --dtype).
+      job.weight_bytes = report.memory.serve.breakdown.weights;
+      job.kv_dtype = report.assumptions.kv_dtype;
     }
-    verdict.overhead_bytes = report.assumptions.cuda_context_bytes;
-    verdict.peak_bytes = checked_add(verdict.breakdown.total(), verdict.overhead_bytes);
-    if (!request.gpu_ids.empty() && !cards.empty()) {
-      const GpuSpec& gpu = *cards.front();
-      verdict.gpu = gpu.id;
-      verdict.usable_bytes = gpu.memory_bytes_usable;
-      verdict.budget_bytes = static_cast<std::int64_t>(
-          static_cast<double>(gpu.memory_bytes_usable) * (1.0 - report.assumptions.headroom_fraction));
-      verdict.fits = verdict.peak_bytes <= verdict.budget_bytes;
+    const JobEstimate estimate =
+        estimate_job(report.model, report.parameters, job, report.assumptions);
+    verdict.breakdown = estimate.breakdown;
+    verdict.trainable_params = estimate.trainable_params;
+    verdict.breakdown.overhead = report.assumptions.cuda_context_bytes;
+    if (!request.gpu_ids.empty() && !report.cards.empty()) {
+      const CardFit& card = report.cards.front();
+      verdict.gpu = card.id;
+      verdict.usable_bytes = card.memory_bytes;
+      verdict.budget_bytes = card.budget_bytes;
+      verdict.fits = verdict.peak_bytes() <= verdict.budget_bytes;
     }
     report.job = verdict;
   }

@@ -8,7 +8,9 @@
 #include <map>
 
 #include "trace/checked_math.hpp"
+#include "trace/csv.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/fit.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/estimate/storage.hpp"
@@ -19,46 +21,8 @@ namespace trace {
 
 namespace {
 
-constexpr double k_gib_f = 1024.0 * 1024.0 * 1024.0;
-
-// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
-std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
-  std::vector<std::vector<std::string>> records;
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  bool any = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-      continue;
-    }
-    if (c == '"') {
-      quoted = true;
-      any = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-      any = true;
-    } else if (c == '\n') {
-      if (any || !fields.back().empty()) records.push_back(std::move(fields));
-      fields.assign(1, std::string());
-      any = false;
-    } else if (c != '\r') {
-      fields.back() += c;
-      any = true;
-    }
-  }
-  if (quoted) throw ConfigError("the CSV ends inside a quoted field");
-  if (any || !fields.back().empty()) records.push_back(std::move(fields));
-  return records;
-}
+// GiB as a double, for the CSV's GiB columns.
+constexpr double k_gib_f = static_cast<double>(k_gib);
 
 std::optional<double> number(const std::string& cell) {
   if (cell.empty()) return std::nullopt;
@@ -265,18 +229,16 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                             : (model.max_position_embeddings > 0 ? model.max_position_embeddings
                                                                  : 4096);
         const std::int64_t profile_tokens = std::max(max_len, a.engine_profile_tokens);
-        // The engine loads the checkpoint as stored: a quantized one at its stored size.
-        const std::int64_t weights = ceil_div(
-            model.quantization
-                ? estimate_storage(model, params).bytes
-                : bytes_for(params.total - params.mtp, job.base_dtype.value_or(Dtype::bf16)),
-            job.tp * job.pp);
-        std::int64_t widest = 0;
-        for (const LayerActivation& layer : layer_activations(model, 1)) {
-          widest = std::max(widest, layer.values_per_token);
-        }
-        const std::int64_t activation =
-            ceil_div(checked_product({widest, profile_tokens, a.job.activation_bytes}), job.tp);
+        // The engine's profile run: the checkpoint as stored (a quantized one at its stored
+        // size) and one forward pass over profile_tokens.
+        Job profile = job;
+        profile.mode = JobMode::serve;
+        profile.context = profile.seq_len = profile_tokens;
+        profile.concurrency = 1;
+        if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
+        const MemoryBreakdown run = estimate_job(model, params, profile, a.memory).breakdown;
+        const std::int64_t weights = run.weights;
+        const std::int64_t activation = run.activations;
         if (row.task == "activation_only") {
           result.estimate_gib = static_cast<double>(activation) / k_gib_f;
           result.predicted_fit = weights + activation <= usable;
@@ -288,7 +250,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           const std::int64_t kv_pool = budget - weights - non_torch - activation;
           const std::int64_t per_sequence =
               ceil_div(kv_cache_bytes(model, max_len, Dtype::bf16), job.tp) +
-              ssm_state_bytes(model, Dtype::fp32, 2);
+              ssm_state_bytes(model, effective_ssm_dtype(model, a.memory), a.memory.conv_state_bytes);
           result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
           result.predicted_fit = kv_pool >= per_sequence;
           // Compared with the KV pool the engine logged.
@@ -300,12 +262,11 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           }
         }
       } else {
-        const JobEstimate estimate = estimate_job(model, params, job, a.job);
-        result.estimate_gib = static_cast<double>(estimate.peak_bytes) / k_gib_f;
-        // trace's own verdict: peak + CUDA context within usable memory less the headroom.
-        result.predicted_fit =
-            estimate.peak_bytes + a.job.cuda_context_bytes <=
-            static_cast<std::int64_t>(static_cast<double>(usable) * (1.0 - a.job.headroom_fraction));
+        const std::int64_t peak = estimate_job(model, params, job, a.memory).breakdown.total();
+        result.estimate_gib = static_cast<double>(peak) / k_gib_f;
+        // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
+        result.predicted_fit = peak + a.memory.cuda_context_bytes <=
+                               budget_bytes(usable, a.memory.headroom_fraction);
       }
       result.planned = true;
     } catch (const Error& error) {

@@ -4,6 +4,7 @@
 
 #include "trace/io/model_source.hpp"
 #include "trace/model/catalog.hpp"
+#include "trace/model/model_config.hpp"
 
 namespace trace::test {
 
@@ -13,6 +14,10 @@ inline std::string data_dir() { return TRACE_TEST_DATA_DIR; }
 inline std::string config_path(const std::string& name) { return data_dir() + "/configs/" + name; }
 /// The text of tests/data/configs/<name>.
 inline std::string config_text(const std::string& name) { return read_text_file(config_path(name)); }
+/// tests/data/configs/<name>, parsed.
+inline ModelDescription fixture(const std::string& name) {
+  return parse_model_config(config_text(name));
+}
 /// The text of a bundled catalog model.
 inline std::string catalog_text(const std::string& repo_id) {
   const auto entry = find_catalog_model(repo_id);

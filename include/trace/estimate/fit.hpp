@@ -17,6 +17,9 @@ inline constexpr std::int64_t k_max_reported_batch = 1'000'000;
 /// Largest card count searched for sharded plans.
 inline constexpr std::int64_t k_max_cards = 4096;
 
+/// What a card offers a job: its usable memory less the headroom share (floored).
+std::int64_t budget_bytes(std::int64_t usable_bytes, double headroom_fraction);
+
 struct ModeFit {
   bool fits = false;           ///< batch 1 fits on one card
   std::int64_t max_batch = 0;  ///< largest batch on one card (0 when batch 1 does not fit)

@@ -1,7 +1,7 @@
 #pragma once
 /// One concrete job — a training step (full, LoRA, QLoRA) or a serving process — and the peak
 /// memory it needs on each GPU. Every knob is a field here and a flag on the CLI; every constant
-/// is a named field of JobAssumptions with its default and source in docs/memory.md.
+/// is a named field of MemoryAssumptions with its default and source in docs/memory.md.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trace/dtype.hpp"
+#include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/model/model_description.hpp"
 
@@ -48,9 +49,6 @@ enum class Sharding {
   zero3,   ///< + parameters (FSDP full shard)
 };
 
-/// Which Linear layers LoRA adapts.
-enum class LoraTargets { attention_qv, attention, all_linear };
-
 struct Job {
   JobMode mode = JobMode::full;
   Precision precision = Precision::mixed;
@@ -76,42 +74,23 @@ struct Job {
   std::int64_t context = 4096;
   std::int64_t concurrency = 1;
   Dtype kv_dtype = Dtype::bf16;
-};
-
-/// Constants of the training estimate (docs/memory.md, "Jobs").
-struct JobAssumptions {
-  std::int64_t activation_bytes = 2;          ///< half-precision activations saved for backward
-  std::int64_t logits_bytes_per_value = 10;   ///< bf16 logits 2 + fp32 upcast 4 + fp32 grad 4
-  std::int64_t eager_score_bytes = 6;         ///< eager softmax: fp32 output 4 + bf16 copy 2
-  std::int64_t nf4_block = 64;                ///< bitsandbytes nf4 block size
-  std::int64_t cuda_context_bytes = 512LL << 20;
-  double headroom_fraction = 0.05;
-};
-
-/// Per-GPU peak, by term (bytes).
-struct JobBreakdown {
-  std::int64_t weights = 0;
-  std::int64_t gradients = 0;
-  std::int64_t optimizer = 0;
-  std::int64_t activations = 0;
-  std::int64_t logits = 0;
-  std::int64_t kv_cache = 0;
-  std::int64_t ssm_state = 0;
-  std::int64_t total() const;
+  /// Serving: the weights' bytes when already known (a quantized checkpoint's stored size, MTP
+  /// left out); otherwise the text model's parameters at base_dtype.
+  std::optional<std::int64_t> weight_bytes;
 };
 
 struct JobEstimate {
-  JobBreakdown breakdown;
-  std::int64_t peak_bytes = 0;        ///< what the framework allocates at its peak, per GPU
+  MemoryBreakdown breakdown;  ///< per GPU (no overhead): what the framework allocates at its peak
   std::int64_t trainable_params = 0;
-  std::vector<std::string> notes;     ///< assumptions worth showing
 };
 
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);
 
+/// The constants (activation, logits, eager-score and nf4 bytes; SSM state dtype) are the
+/// MemoryAssumptions' (docs/memory.md); the job's own knobs are in `job`.
 JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
-                         const Job& job, const JobAssumptions& assumptions = {});
+                         const Job& job, const MemoryAssumptions& assumptions = {});
 
 /// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
 /// nullopt when unknown.

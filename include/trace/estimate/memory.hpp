@@ -30,6 +30,8 @@ struct MemoryAssumptions {
   std::int64_t optimizer_bytes = 8;         ///< AdamW: two fp32 moments
   std::int64_t activation_bytes = 2;        ///< bf16 activations saved for backward
   std::int64_t logits_bytes_per_value = 10; ///< bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax 4
+  std::int64_t eager_score_bytes = 6;  ///< eager attention keeps fp32 softmax 4 + its bf16 copy 2
+  std::int64_t nf4_block = 64;         ///< bitsandbytes nf4: values per absmax block
   // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.
   Dtype lora_base_dtype = Dtype::bf16;
   std::int64_t adapter_bytes_per_param = 16;  ///< fp32 weight 4 + gradient 4 + AdamW moments 8
@@ -60,6 +62,7 @@ struct MemoryBreakdown {
   std::int64_t gradients = 0;
   std::int64_t optimizer = 0;
   std::int64_t activations = 0;
+  std::int64_t logits = 0;  ///< jobs: the loss's vocabulary x tokens (inside activations for modes)
   std::int64_t kv_cache = 0;
   std::int64_t ssm_state = 0;
   std::int64_t overhead = 0;
@@ -89,9 +92,19 @@ struct MemoryEstimate {
   std::int64_t training_activation_bytes_per_sequence = 0;
 };
 
-/// Trainable parameters LoRA adds at `rank` on every linear layer of the text stacks (attention
-/// q/k/v/o or fused qkv, MLP gate/up/down), the head and embeddings excluded.
-std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank);
+/// Which Linear layers LoRA adapts.
+enum class LoraTargets { attention_qv, attention, all_linear };
+
+/// Trainable parameters LoRA adds at `rank`: r x (in + out) on each targeted Linear of the text
+/// stacks (all_linear: every one, experts included, as PEFT's "all-linear"; routers, the head,
+/// MTP layers and vision towers excluded).
+std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
+                             LoraTargets targets = LoraTargets::all_linear);
+
+/// Bytes a forward pass over `tokens` tokens holds at once for its widest layer (serving prefill,
+/// vLLM's profile run): that layer's saved values per token x tokens x activation bytes.
+std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_t tokens,
+                                      const MemoryAssumptions& assumptions);
 
 /// KV-cache bytes one sequence of `context` tokens holds: 2 (K and V) x kv heads x head_dim x
 /// min(context, window) per self-attention layer (+ cross-attention over `context` encoder

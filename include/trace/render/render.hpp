@@ -21,6 +21,8 @@ std::string render_table(const Report& report);
 /// The same sections as GitHub-flavoured Markdown.
 std::string render_markdown(const Report& report);
 std::string render(const Report& report, const RenderOptions& options);
+/// `trace check --json`: the job's verdict (schema "trace.check/1", docs/json.md).
+std::string render_check_json(const Report& report);
 
 /// `trace validate`: one JSON object (schema "trace.validate/1", docs/validation.md).
 std::string render_scoreboard_json(const Scoreboard& board);

@@ -35,9 +35,8 @@ struct ReportRequest {
 /// The per-GPU verdict of one job on one card.
 struct JobVerdict {
   Job job;
-  JobBreakdown breakdown;           ///< per GPU
-  std::int64_t overhead_bytes = 0;  ///< CUDA context
-  std::int64_t peak_bytes = 0;      ///< breakdown + overhead: what one GPU must hold
+  MemoryBreakdown breakdown;  ///< per GPU, the CUDA context as overhead
+  std::int64_t peak_bytes() const { return breakdown.total(); }  ///< what one GPU must hold
   std::int64_t trainable_params = 0;
   std::string gpu;                  ///< the card checked against (empty: none)
   std::int64_t usable_bytes = 0;

@@ -35,7 +35,7 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text);
 
 /// Constants of the checks (docs/validation.md); every row gets the same.
 struct ValidationAssumptions {
-  JobAssumptions job;
+  MemoryAssumptions memory;  ///< the estimator's constants (docs/memory.md)
   /// vLLM's memory outside torch's allocator at TP 1 (NCCL, CUDA graphs' pools are inside its
   /// profile): 0.16-0.43 GiB in the logged runs.
   std::int64_t engine_non_torch_bytes = 384LL << 20;

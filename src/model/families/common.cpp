@@ -164,4 +164,15 @@ void fill_decoder_basics(ModelDescription& model, const ConfigReader& config, st
                           .value_or(config.optional_string("dtype").value_or(""));
 }
 
+// A note naming the keys this config leaves out and the config class's defaults that stand in.
+void note_defaults(ModelDescription& model, const ConfigReader& config, const char* config_class,
+                   std::initializer_list<std::pair<const char*, const char*>> defaults) {
+  std::string taken;
+  for (const auto& [key, value] : defaults) {
+    if (config.has(key)) continue;
+    taken += fmt::format("{}{} = {}", taken.empty() ? "" : ", ", key, value);
+  }
+  if (!taken.empty()) model.notes.push_back(fmt::format("{} defaults used: {}", config_class, taken));
+}
+
 }  // namespace trace::family

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../config_reader.hpp"
@@ -129,6 +130,11 @@ struct DecoderDims {
 };
 DecoderDims read_decoder_dims(const ConfigReader& config, ModelDescription& model,
                               bool tie_default);
+
+/// Adds one note listing the `defaults` (key, value as the config class sets it) for the keys
+/// this config leaves out, e.g. "JambaConfig defaults used: mamba_d_conv = 4".
+void note_defaults(ModelDescription& model, const ConfigReader& config, const char* config_class,
+                   std::initializer_list<std::pair<const char*, const char*>> defaults);
 
 /// input_layernorm + post_attention_layernorm, the pre-norm pair of Llama-style layers.
 std::vector<Norm> pre_norm_pair(std::int64_t hidden);

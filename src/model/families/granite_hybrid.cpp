@@ -28,17 +28,6 @@ namespace trace::family {
 
 namespace {
 
-// A note naming the keys this config leaves out and the config class's defaults that stand in.
-void note_defaults(ModelDescription& model, const ConfigReader& config, const char* config_class,
-                   std::initializer_list<std::pair<const char*, const char*>> defaults) {
-  std::string taken;
-  for (const auto& [key, value] : defaults) {
-    if (config.has(key)) continue;
-    taken += fmt::format("{}{} = {}", taken.empty() ? "" : ", ", key, value);
-  }
-  if (!taken.empty()) model.notes.push_back(fmt::format("{} defaults used: {}", config_class, taken));
-}
-
 // The per-layer mixers: true for Mamba, false for attention.
 std::vector<bool> read_layer_types(const ConfigReader& config, std::int64_t layers) {
   const char* key = config.has("layer_types") ? "layer_types" : "layers_block_type";

@@ -24,17 +24,6 @@ namespace trace::family {
 
 namespace {
 
-// A note naming the keys this config leaves out and the config class's defaults that stand in.
-void note_defaults(ModelDescription& model, const ConfigReader& config, const char* config_class,
-                   std::initializer_list<std::pair<const char*, const char*>> defaults) {
-  std::string taken;
-  for (const auto& [key, value] : defaults) {
-    if (config.has(key)) continue;
-    taken += fmt::format("{}{} = {}", taken.empty() ? "" : ", ", key, value);
-  }
-  if (!taken.empty()) model.notes.push_back(fmt::format("{} defaults used: {}", config_class, taken));
-}
-
 // A layer schedule (period, offset): offset must lie below the period (JambaConfig checks it).
 struct Period {
   std::int64_t period = 1;

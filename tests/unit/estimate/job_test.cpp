@@ -57,7 +57,7 @@ TEST_CASE("full fine-tune, mixed precision, AdamW: every term", "[job]") {
   CHECK(e.breakdown.optimizer == k_params * 8);       // two fp32 moments
   CHECK(e.breakdown.activations == 2'048 * 256 * 2);  // 1,048,576
   CHECK(e.breakdown.logits == 1'000 * 256 * 10);      // bf16 2 + fp32 4 + fp32 grad 4
-  CHECK(e.peak_bytes == 7'245'440);
+  CHECK(e.breakdown.total() == 7'245'440);
   CHECK(e.trainable_params == k_params);
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
   // 2 layers x K,V x 2 kv heads x 16 x 2 bytes = 256 bytes per token
   CHECK(e.breakdown.kv_cache == 256 * 100 * 3);
   CHECK(e.breakdown.activations == 960 * 300 * 2);  // the widest layer over the prompts
-  CHECK(e.breakdown.logits == 1'000 * 300 * 4);
+  CHECK(e.breakdown.logits == 1'000 * 3 * 4);  // fp32 logits of each sequence's last token
 }
 
 TEST_CASE("job values out of range are bad input", "[job][bad_input]") {

@@ -11,9 +11,6 @@ trace::ModelDescription catalog_model(const char* repo) {
   return trace::parse_model_config(trace::test::catalog_text(repo));
 }
 
-trace::ModelDescription fixture_model(const char* name) {
-  return trace::parse_model_config(trace::test::config_text(name));
-}
 
 }  // namespace
 
@@ -38,10 +35,10 @@ TEST_CASE("KV cache: Gemma 2 sliding layers are capped at their window", "[memor
 }
 
 TEST_CASE("KV cache: encoders hold none, T5's decoder holds self + cross", "[memory][kv]") {
-  CHECK(trace::kv_cache_bytes(fixture_model("google-bert--bert-base-uncased.json"), 512,
+  CHECK(trace::kv_cache_bytes(trace::test::fixture("google-bert--bert-base-uncased.json"), 512,
                               trace::Dtype::bf16) == 0);
   // t5-small: 6 decoder layers, each 2 x 8 heads x 64 for self and again for cross attention.
-  CHECK(trace::kv_cache_bytes(fixture_model("google-t5--t5-small.json"), 512,
+  CHECK(trace::kv_cache_bytes(trace::test::fixture("google-t5--t5-small.json"), 512,
                               trace::Dtype::bf16) == 2LL * (2 * 8 * 64) * 6 * 512 * 2);
 }
 

@@ -12,9 +12,7 @@
 
 namespace {
 
-trace::ModelDescription fixture(const char* name) {
-  return trace::parse_model_config(trace::test::config_text(name));
-}
+using trace::test::fixture;
 
 }  // namespace
 

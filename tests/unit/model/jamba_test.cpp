@@ -14,9 +14,7 @@
 
 namespace {
 
-trace::ModelDescription fixture(const char* name) {
-  return trace::parse_model_config(trace::test::config_text(name));
-}
+using trace::test::fixture;
 
 nlohmann::json fixture_json(const char* name) {
   return nlohmann::json::parse(trace::test::config_text(name));

@@ -13,9 +13,7 @@
 
 namespace {
 
-trace::ModelDescription fixture(const char* name) {
-  return trace::parse_model_config(trace::test::config_text(name));
-}
+using trace::test::fixture;
 
 constexpr const char* k_next = "Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json";
 
