@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -48,6 +49,7 @@ struct PlanOptions {
   std::string precision = "mixed";
   std::string grad_checkpointing = "none";
   std::string attention = "sdpa";
+  std::string loss = "full";
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -176,6 +178,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--attention", options.attention, "sdpa (flash, no score matrix) or eager")
       ->capture_default_str();
+  app.add_option("--loss", options.loss,
+                 "full (transformers: fp32 logits), chunked (LitGPT, torchtune), fused (Unsloth), "
+                 "cut (Cut Cross-Entropy, Liger)")
+      ->capture_default_str();
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
@@ -210,6 +216,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
                            options.grad_checkpointing, "none, full, selective, offload");
   job.attention = need(parse_attention(options.attention), "--attention", options.attention,
                        "sdpa, eager");
+  job.loss = need(parse_loss(options.loss), "--loss", options.loss, "full, chunked, fused, cut");
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;
@@ -417,19 +424,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     configs.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
   }
   const ConfigLoader loader = [&](const MeasuredRow& row) -> std::optional<std::string> {
-    std::vector<std::string> names;
-    if (!row.config_file.empty()) names.push_back(row.config_file);
-    const std::string repo = repo_id_of(row.model_id);
-    const std::size_t slash = repo.find('/');
-    if (slash != std::string::npos) {
-      const std::string org = repo.substr(0, slash);
-      const std::string name = repo.substr(slash + 1);
-      for (const char* separator : {"--", "__"}) {
-        for (const char* suffix : {".json", ".reconstructed.json"}) {
-          names.push_back(org + separator + name + suffix);
-        }
-      }
-    }
+    const std::vector<std::string> names = config_file_candidates(row);
     for (const std::string& dir : configs) {
       for (const std::string& name : names) {
         if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
@@ -438,8 +433,30 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
         if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
       }
     }
+    const std::string repo = repo_id_of(row.model_id);
     if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
       return std::string(entry->config_text);
+    }
+    // A re-upload under another organisation: the same model name in any folder (sorted, so
+    // the choice does not depend on the directory order).
+    const std::string mirrored = mirrored_model_name(repo);
+    if (mirrored.empty()) return std::nullopt;
+    for (const std::string& dir : configs) {
+      std::vector<std::string> matches;
+      std::error_code error;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+        const std::string file = entry.path().filename().string();
+        const std::string lower = to_lower(file);
+        for (const char* separator : {"--", "__"}) {
+          for (const char* suffix : {".json", ".reconstructed.json"}) {
+            if (lower.ends_with(std::string(separator) + mirrored + suffix)) matches.push_back(file);
+          }
+        }
+      }
+      std::sort(matches.begin(), matches.end());
+      if (!matches.empty()) {
+        return read_text_file((std::filesystem::path(dir) / matches.front()).string());
+      }
     }
     return std::nullopt;
   };

@@ -213,15 +213,32 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   std::int64_t chunk_states = 0;
   std::int64_t scores = 0;       // eager attention, all layers
   std::int64_t widest_scores = 0;
+  std::int64_t masks = 0;        // hidden-dropout masks per token, all layers (bytes)
+  std::int64_t widest_masks = 0;
+  const std::int64_t act = bytes.activation;
+  // Eager attention saves the fp32 softmax output; the P.V matmul saves its input: the
+  // dropped-out probabilities (+ their mask) under attention dropout, else the softmax cast to
+  // the activation dtype (the softmax output itself in fp32).
+  std::int64_t score_bytes = a.softmax_bytes;
+  if (model.attention_dropout > 0) {
+    score_bytes += a.dropout_mask_bytes + act;
+  } else if (act != a.softmax_bytes) {
+    score_bytes += act;
+  }
   for (const LayerActivation& layer : layer_activations(model, job.seq_len)) {
     saved_values = checked_add(saved_values, layer.values_per_token);
     widest_layer = std::max(widest_layer, layer.values_per_token);
     inputs = checked_add(inputs, layer.input_width);
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes);
+    if (model.hidden_dropout > 0) {
+      // one mask on each residual branch (the mixer's and the FFN's output)
+      const std::int64_t layer_masks = 2 * layer.input_width * a.dropout_mask_bytes;
+      masks = checked_add(masks, layer_masks);
+      widest_masks = std::max(widest_masks, layer_masks);
+    }
     if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
       const std::int64_t layer_scores = checked_product(
-          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch,
-           a.eager_score_bytes},
+          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch, score_bytes},
           "the attention scores");
       scores = checked_add(scores, layer_scores);
       widest_scores = std::max(widest_scores, layer_scores);
@@ -230,28 +247,38 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   // The final norm's input and the head's input, per token.
   saved_values = checked_add(saved_values, 2 * model.hidden_size);
   inputs = checked_add(inputs, 2 * model.hidden_size);
-  const std::int64_t act = bytes.activation;
+  // The embedding output's dropout mask, when the residual stream has dropout.
+  const std::int64_t embedding_mask = model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
   switch (job.checkpointing) {
     case Checkpointing::none:
     case Checkpointing::selective:
-      b.activations = checked_add(checked_product({saved_values, tokens, act}),
-                                  checked_add(checked_mul(chunk_states, job.batch),
-                                              job.checkpointing == Checkpointing::none ? scores : 0));
+      b.activations = checked_add(
+          checked_add(checked_product({saved_values, tokens, act}),
+                      checked_mul(masks + embedding_mask, tokens)),
+          checked_add(checked_mul(chunk_states, job.batch),
+                      job.checkpointing == Checkpointing::none ? scores : 0));
       break;
     case Checkpointing::full:
       // every layer's input, plus one layer recomputed in full during backward
-      b.activations = checked_add(checked_product({inputs + widest_layer, tokens, act}),
-                                  widest_scores);
+      b.activations = checked_add(
+          checked_add(checked_product({inputs + widest_layer, tokens, act}),
+                      checked_mul(widest_masks + embedding_mask, tokens)),
+          widest_scores);
       break;
     case Checkpointing::offload:
-      b.activations = checked_add(checked_product({widest_layer + model.hidden_size, tokens, act}),
-                                  widest_scores);
+      b.activations = checked_add(
+          checked_add(checked_product({widest_layer + model.hidden_size, tokens, act}),
+                      checked_mul(widest_masks + embedding_mask, tokens)),
+          widest_scores);
       break;
   }
   b.activations = ceil_div(b.activations, job.tp);
   // Logits and the loss over the vocabulary, for every token of the micro-batch.
-  b.logits = ceil_div(checked_product({model.vocab_size, tokens, a.logits_bytes_per_value},
-                                      "the logits"),
+  const std::int64_t logits_bytes = job.loss == LossImpl::chunked ? a.logits_bytes_chunked
+                                     : job.loss == LossImpl::fused  ? a.logits_bytes_fused
+                                     : job.loss == LossImpl::cut    ? a.logits_bytes_cut
+                                                                    : a.logits_bytes_per_value;
+  b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
                       job.tp);
   return estimate;
 }
@@ -306,6 +333,15 @@ std::optional<AttentionImpl> parse_attention(std::string_view text) {
   const std::string t = to_lower(text);
   if (t == "sdpa" || t == "flash" || t == "flash_attention_2") return AttentionImpl::sdpa;
   if (t == "eager") return AttentionImpl::eager;
+  return std::nullopt;
+}
+
+std::optional<LossImpl> parse_loss(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "full" || t == "hf" || t == "default") return LossImpl::full;
+  if (t == "chunked") return LossImpl::chunked;
+  if (t == "fused" || t == "unsloth") return LossImpl::fused;
+  if (t == "cut" || t == "cce" || t == "liger") return LossImpl::cut;
   return std::nullopt;
 }
 

@@ -85,6 +85,32 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"zamba2", "Zamba2 (Mamba-2 with shared transformer blocks)"}, family::build_zamba2},
 };
 
+// The dropout probabilities under the names the config dialects use (BERT, GPT-2, GPT-NeoX,
+// Llama, T5, Falcon, ...), read the same way for every family: they only change training
+// activations. A nested text_config is read when the outer config names none.
+void read_dropout(const nlohmann::json& config, ModelDescription& model) {
+  const auto first = [](const nlohmann::json& object, std::initializer_list<const char*> keys) {
+    for (const char* key : keys) {
+      const auto it = object.find(key);
+      if (it != object.end() && it->is_number()) {
+        const double value = it->get<double>();
+        if (value > 0.0 && value < 1.0) return value;
+      }
+    }
+    return 0.0;
+  };
+  const std::initializer_list<const char*> attention_keys = {
+      "attention_probs_dropout_prob", "attention_dropout", "attn_pdrop", "attn_dropout"};
+  const std::initializer_list<const char*> hidden_keys = {
+      "hidden_dropout_prob", "hidden_dropout", "resid_pdrop", "dropout_rate", "dropout"};
+  const auto text = config.find("text_config");
+  const bool nested = text != config.end() && text->is_object();
+  model.attention_dropout = first(config, attention_keys);
+  if (model.attention_dropout == 0.0 && nested) model.attention_dropout = first(*text, attention_keys);
+  model.hidden_dropout = first(config, hidden_keys);
+  if (model.hidden_dropout == 0.0 && nested) model.hidden_dropout = first(*text, hidden_keys);
+}
+
 std::string supported_list() {
   std::string names;
   for (const ArchitectureRow& row : k_architectures) {
@@ -177,6 +203,7 @@ ModelDescription parse_model_config(std::string_view json_text,
     const ConfigReader reader(config, "", model_type);
     ModelDescription model = row.build(reader);
     model.model_type = model_type;
+    read_dropout(config, model);
     model.quantization = parse_quantization(reader);
     if (!model.quantization && !hf_quant_config_text.empty()) {
       model.quantization = parse_hf_quant_config(hf_quant_config_text, model_type);

@@ -50,6 +50,21 @@ double percentile(std::vector<double> values, double q) {
   return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
 
+// The loss implementation a row's framework and notes name: cut for Cut Cross-Entropy and
+// Liger; fused for Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script) and
+// wherever the notes say chunked CE; transformers' full fp32 loss otherwise.
+LossImpl loss_named_in(const std::string& cell_text) {
+  const std::string text = to_lower(cell_text);
+  const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
+  if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
+  if (has("unsloth")) return LossImpl::fused;
+  if (has("litgpt") || has("lit-gpt") || has("chunked ce") || has("chunkedoutputloss") ||
+      has("chunked cross")) {
+    return LossImpl::chunked;
+  }
+  return LossImpl::full;
+}
+
 // Reads the job_* cells into a Job; returns a message naming the cell it could not read.
 std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
   Job& job = row.job;
@@ -146,7 +161,26 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   job.ep = integer(get("job_ep")).value_or(1);
   if (job.ep < 1) job.ep = 1;
+  // The loss implementation: job_loss, else what the framework and notes say it used.
+  const std::string loss = get("job_loss");
+  if (!loss.empty()) {
+    const std::optional<LossImpl> value = parse_loss(loss);
+    if (!value) return fmt::format("job_loss '{}' is not known", loss);
+    job.loss = *value;
+  } else {
+    job.loss = loss_named_in(get("framework") + " " + get("notes"));
+  }
   return "";
+}
+
+// The counter a measure_method cell names.
+MemoryCounter counter_named_in(const std::string& measure_method) {
+  const std::string text = to_lower(measure_method);
+  if (text.find("pynvml") != std::string::npos || text.find("nvidia-smi") != std::string::npos) {
+    return MemoryCounter::process;
+  }
+  if (text.find("reserved") != std::string::npos) return MemoryCounter::reserved;
+  return MemoryCounter::allocated;
 }
 
 }  // namespace
@@ -155,6 +189,51 @@ std::string repo_id_of(std::string_view model_id) {
   std::string id(model_id.substr(0, model_id.find(' ')));
   while (!id.empty() && (id.back() == ',' || id.back() == ';')) id.pop_back();
   return id;
+}
+
+std::vector<std::string> config_file_candidates(const MeasuredRow& row) {
+  std::vector<std::string> names;
+  const auto add_spellings = [&](const std::string& stem) {
+    for (const char* suffix : {".json", ".reconstructed.json"}) names.push_back(stem + suffix);
+  };
+  if (!row.config_file.empty()) {
+    names.push_back(row.config_file);
+    std::string stem = row.config_file;
+    for (const char* suffix : {".reconstructed.json", ".json"}) {
+      if (stem.ends_with(suffix)) {
+        stem.resize(stem.size() - std::string_view(suffix).size());
+        break;
+      }
+    }
+    add_spellings(stem);
+    if (const std::size_t at = stem.find("__"); at != std::string::npos) {
+      add_spellings(stem.substr(0, at) + "--" + stem.substr(at + 2));
+    }
+  }
+  const std::string repo = repo_id_of(row.model_id);
+  if (const std::size_t slash = repo.find('/'); slash != std::string::npos) {
+    for (const char* separator : {"--", "__"}) {
+      add_spellings(repo.substr(0, slash) + separator + repo.substr(slash + 1));
+    }
+  }
+  std::vector<std::string> unique;
+  for (std::string& name : names) {
+    if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(std::move(name));
+  }
+  return unique;
+}
+
+std::string mirrored_model_name(std::string_view repo_id) {
+  const std::size_t slash = repo_id.find('/');
+  if (slash == std::string_view::npos) return "";
+  std::string name = to_lower(repo_id.substr(slash + 1));
+  for (const char* suffix : {"-unsloth-bnb-4bit", "-bnb-4bit", "-unsloth"}) {
+    if (name.ends_with(suffix)) {
+      name.resize(name.size() - std::string_view(suffix).size());
+      break;
+    }
+  }
+  return name;
 }
 
 std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
@@ -189,6 +268,16 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     row.kv_cache_gib = number(cell["kv_cache_mem_gib"]);
     row.kv_tokens = integer(cell["kv_cache_tokens"]);
     row.gpu_memory_utilization = number(cell["gpu_mem_util"]).value_or(0.9);
+    const std::string counter = to_lower(cell["job_counter"]);
+    if (counter == "allocated" || counter == "active") {
+      row.counter = MemoryCounter::allocated;
+    } else if (counter == "reserved") {
+      row.counter = MemoryCounter::reserved;
+    } else if (counter == "process" || counter == "nvidia-smi" || counter == "nvml") {
+      row.counter = MemoryCounter::process;
+    } else {
+      row.counter = counter_named_in(cell["measure_method"]);
+    }
     row.job_error = read_job(cell, row);
     rows.push_back(std::move(row));
   }
@@ -263,7 +352,10 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         }
       } else {
         const std::int64_t peak = estimate_job(model, params, job, a.memory).breakdown.total();
-        result.estimate_gib = static_cast<double>(peak) / k_gib_f;
+        // A whole-process counter also sees the CUDA context trace's verdict reserves.
+        const std::int64_t counted =
+            row.counter == MemoryCounter::process ? peak + a.memory.cuda_context_bytes : peak;
+        result.estimate_gib = static_cast<double>(counted) / k_gib_f;
         // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
         result.predicted_fit = peak + a.memory.cuda_context_bytes <=
                                budget_bytes(usable, a.memory.headroom_fraction);

@@ -41,6 +41,15 @@ enum class Checkpointing {
 
 enum class AttentionImpl { sdpa, eager };
 
+/// How the loss over the vocabulary is computed, which decides the logits' bytes per value at
+/// the top of the backward pass (MemoryAssumptions::logits_bytes_*; docs/memory.md).
+enum class LossImpl {
+  full,     ///< transformers: logits upcast to fp32, a shifted fp32 copy, fp32 log-softmax
+  chunked,  ///< LitGPT / torchtune: bf16 logits kept, fp32 log-softmax chunk by chunk
+  fused,    ///< Unsloth's fused kernel: the bf16 logits, the gradient written in place
+  cut,      ///< Cut Cross-Entropy, Liger's fused linear cross-entropy: logits never materialised
+};
+
 enum class Sharding {
   single,  ///< one GPU (or tensor / pipeline parallel only)
   ddp,     ///< data parallel, every GPU holds everything
@@ -55,6 +64,7 @@ struct Job {
   Optimizer optimizer = Optimizer::adamw;
   Checkpointing checkpointing = Checkpointing::none;
   AttentionImpl attention = AttentionImpl::sdpa;
+  LossImpl loss = LossImpl::full;
   std::int64_t seq_len = 2048;
   std::int64_t batch = 1;  ///< micro-batch per GPU
   std::int64_t lora_rank = 16;
@@ -99,6 +109,7 @@ std::optional<Precision> parse_precision(std::string_view text);
 std::optional<Optimizer> parse_optimizer(std::string_view text);
 std::optional<Checkpointing> parse_checkpointing(std::string_view text);
 std::optional<AttentionImpl> parse_attention(std::string_view text);
+std::optional<LossImpl> parse_loss(std::string_view text);
 std::optional<Sharding> parse_sharding(std::string_view text);
 
 }  // namespace trace

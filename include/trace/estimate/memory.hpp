@@ -29,8 +29,14 @@ struct MemoryAssumptions {
   std::int64_t gradient_bytes = 4;          ///< fp32 gradients
   std::int64_t optimizer_bytes = 8;         ///< AdamW: two fp32 moments
   std::int64_t activation_bytes = 2;        ///< bf16 activations saved for backward
-  std::int64_t logits_bytes_per_value = 10; ///< bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax 4
-  std::int64_t eager_score_bytes = 6;  ///< eager attention keeps fp32 softmax 4 + its bf16 copy 2
+  /// Logits bytes per vocabulary value per token when the backward pass starts, by loss
+  /// implementation (docs/memory.md, "Logits and loss"):
+  std::int64_t logits_bytes_per_value = 12;  ///< full: fp32 upcast 4 + shifted copy 4 + log-softmax 4
+  std::int64_t logits_bytes_chunked = 6;     ///< chunked: bf16 logits 2 + fp32 log-softmax 4
+  std::int64_t logits_bytes_fused = 2;       ///< fused: the bf16 logits, gradient written in place
+  std::int64_t logits_bytes_cut = 0;         ///< cut: only a chunk of logits ever exists
+  std::int64_t softmax_bytes = 4;  ///< eager attention: the fp32 softmax output saved for backward
+  std::int64_t dropout_mask_bytes = 1;  ///< a dropout mask (bool) per value, kept for backward
   std::int64_t nf4_block = 64;         ///< bitsandbytes nf4: values per absmax block
   // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.
   Dtype lora_base_dtype = Dtype::bf16;

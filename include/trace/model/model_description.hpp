@@ -284,6 +284,11 @@ struct ModelDescription {
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
   std::optional<Quantization> quantization;  ///< absent: every tensor at torch_dtype
   std::string ssm_cache_dtype;  ///< mamba_ssm_cache_dtype when the config names one
+  /// Dropout probabilities active in training (0 when the config names none): on the attention
+  /// probabilities, and on the residual branches / embeddings. They decide which masks a
+  /// training step saves (docs/memory.md, "Jobs").
+  double attention_dropout = 0.0;
+  double hidden_dropout = 0.0;
   std::vector<std::string> notes;            ///< facts the parser inferred, shown in the report
 };
 

@@ -14,6 +14,13 @@
 
 namespace trace {
 
+/// What the row's measured figure counts (docs/validation.md, "Counters").
+enum class MemoryCounter {
+  allocated,  ///< torch.cuda.max_memory_allocated / peak active bytes: what trace estimates
+  reserved,   ///< max_memory_reserved: + the caching allocator's free blocks (not modelled)
+  process,    ///< nvidia-smi / NVML: + the CUDA context and library workspaces
+};
+
 /// One CSV row as the validator reads it.
 struct MeasuredRow {
   std::string row_id;
@@ -28,6 +35,8 @@ struct MeasuredRow {
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
   std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged
   double gpu_memory_utilization = 0.9;
+  /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
+  MemoryCounter counter = MemoryCounter::allocated;
 };
 
 /// Parses the CSV. Throws ConfigError when a required column is missing or the text is not CSV.
@@ -86,6 +95,16 @@ using ConfigLoader = std::function<std::optional<std::string>(const MeasuredRow&
 /// "bigcode/octocoder (GPTBigCode 15.5B, MQA)" -> "bigcode/octocoder": the repo id in a
 /// model_id cell.
 std::string repo_id_of(std::string_view model_id);
+
+/// File names a row's config may have in a configs folder, in order: its config_file (and the
+/// same name with `--` for `__` and with `.reconstructed`), then <org>--<name> / <org>__<name>
+/// (.json, .reconstructed.json) for the repo id in its model_id.
+std::vector<std::string> config_file_candidates(const MeasuredRow& row);
+
+/// The model name a re-upload under another organisation carries (unsloth/Phi-4,
+/// unsloth/codegemma-7b-bnb-4bit -> "phi-4", "codegemma-7b"): lower-case, without the
+/// pre-quantized suffixes; the loader then looks for `*--<name>.json` (docs/validation.md).
+std::string mirrored_model_name(std::string_view repo_id);
 
 Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
                          const ValidationAssumptions& assumptions = {});

@@ -49,8 +49,9 @@ TEST_CASE("training activations: GPT-2 small by hand", "[memory][activations]") 
   // (attention output) = 3,840; MLP 768 + 2 x 3,072 = 6,912; two LayerNorm inputs 1,536.
   // 12 layers -> 147,456; final norm input + head input 1,536 -> 148,992 values per token.
   const std::int64_t hidden = 148'992LL * 1024 * 2;
-  // Logits: 50,257 x 1,024 tokens x 10 bytes (bf16 2 + fp32 copy 4 + fp32 log-softmax 4).
-  const std::int64_t logits = 50'257LL * 1024 * 10;
+  // Logits: 50,257 x 1,024 tokens x 12 bytes (fp32 upcast 4 + shifted fp32 copy 4 + fp32
+  // log-softmax 4).
+  const std::int64_t logits = 50'257LL * 1024 * 12;
   CHECK(trace::training_activation_bytes(gpt2, 1024, a) == hidden + logits);
 }
 

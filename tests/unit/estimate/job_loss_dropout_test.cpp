@@ -1,0 +1,118 @@
+// The loss implementations, dropout masks and the validator's row readings (counter, loss,
+// config names), on the tiny Llama of job_test.cpp (h = 64, 2 layers, 4 heads x 16, 2 kv heads,
+// I = 128, V = 1,000) and on a BERT-shaped twin of it with dropout. Derivations in the comments.
+#include <algorithm>
+#include <string>
+
+#include "catch.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/validate/validation.hpp"
+
+namespace {
+
+const char* k_tiny = R"({
+  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
+})";
+
+// The same tiny Llama with the dropout keys BERT / GPT-2 configs carry.
+const char* k_tiny_dropout = R"({
+  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "attention_dropout": 0.1, "hidden_dropout": 0.1
+})";
+
+trace::JobEstimate estimate(const char* config, const trace::Job& job) {
+  const trace::ModelDescription model = trace::parse_model_config(config);
+  return trace::estimate_job(model, trace::count_parameters(model), job);
+}
+
+trace::Job job_of(trace::LossImpl loss) {
+  trace::Job job;
+  job.mode = trace::JobMode::full;
+  job.seq_len = 128;
+  job.batch = 2;  // 256 tokens
+  job.loss = loss;
+  return job;
+}
+
+trace::MeasuredRow row(const std::string& framework_notes_method) {
+  const std::string csv =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_usable_gib,"
+      "job_measured_gib,job_oom,framework,notes,measure_method\n"
+      "1,org/x,,full,128,1,1,1,,0," + framework_notes_method + "\n";
+  return trace::parse_measured_csv(csv).at(0);
+}
+
+}  // namespace
+
+TEST_CASE("the loss implementation sets the logits' bytes per value", "[job][loss]") {
+  // V x tokens = 1,000 x 256 = 256,000 values
+  CHECK(estimate(k_tiny, job_of(trace::LossImpl::full)).breakdown.logits == 256'000 * 12);
+  CHECK(estimate(k_tiny, job_of(trace::LossImpl::chunked)).breakdown.logits == 256'000 * 6);
+  CHECK(estimate(k_tiny, job_of(trace::LossImpl::fused)).breakdown.logits == 256'000 * 2);
+  CHECK(estimate(k_tiny, job_of(trace::LossImpl::cut)).breakdown.logits == 0);
+  CHECK(trace::parse_loss("chunked") == trace::LossImpl::chunked);
+  CHECK(trace::parse_loss("liger") == trace::LossImpl::cut);
+  CHECK_FALSE(trace::parse_loss("approximate").has_value());
+}
+
+TEST_CASE("dropout: masks on the residual branches and in eager attention", "[job][dropout]") {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny_dropout);
+  CHECK(model.attention_dropout == Approx(0.1));
+  CHECK(model.hidden_dropout == Approx(0.1));
+  trace::Job job = job_of(trace::LossImpl::full);
+  // mixed precision, SDPA: 2,048 saved values per token x 2 bytes (job_test.cpp), plus masks of
+  // 1 byte on 2 branches x 64 per layer (x 2 layers) and on the embedding output (64):
+  // 320 bytes per token.
+  CHECK(estimate(k_tiny_dropout, job).breakdown.activations == 2'048 * 256 * 2 + 320 * 256);
+  // Eager attention under bf16 autocast: the fp32 softmax 4 + the mask 1 + the dropped-out
+  // probabilities in bf16 2 = 7 bytes per score; 4 heads x 128 x 128 x 2 sequences = 131,072
+  // scores per layer.
+  job.attention = trace::AttentionImpl::eager;
+  CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
+        2'048 * 256 * 2 + 320 * 256 + 2 * 131'072 * 7);
+  // fp32 training: activations 4 bytes; scores 4 + 1 + 4 = 9 bytes.
+  job.precision = trace::Precision::fp32;
+  CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
+        2'048 * 256 * 4 + 320 * 256 + 2 * 131'072 * 9);
+  // Without dropout in fp32 the softmax output is the P.V input itself: 4 bytes, no masks.
+  CHECK(estimate(k_tiny, job).breakdown.activations == 2'048 * 256 * 4 + 2 * 131'072 * 4);
+  // Full checkpointing keeps one layer's masks (128 + the embedding's 64) and scores.
+  job.checkpointing = trace::Checkpointing::full;
+  CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
+        1'216 * 256 * 4 + 192 * 256 + 131'072 * 9);
+}
+
+TEST_CASE("the validator reads the counter and the loss from the row", "[validate]") {
+  CHECK(row("HF Trainer,,pynvml nvmlDeviceGetMemoryInfo.used").counter ==
+        trace::MemoryCounter::process);
+  CHECK(row("torchtune,,torch.cuda.max_memory_reserved()/1e9").counter ==
+        trace::MemoryCounter::reserved);
+  CHECK(row("litgpt,,torch.cuda.max_memory_allocated()/1e9").counter ==
+        trace::MemoryCounter::allocated);
+  CHECK(row("litgpt finetune,,x").job.loss == trace::LossImpl::chunked);
+  CHECK(row("torchtune,compile + CEWithChunkedOutputLoss,x").job.loss == trace::LossImpl::chunked);
+  CHECK(row("Unsloth (FastLanguageModel),,x").job.loss == trace::LossImpl::fused);
+  CHECK(row("Unsloth (offloaded + Apple Cut Cross Entropy),,x").job.loss == trace::LossImpl::cut);
+  CHECK(row("HF Trainer,,x").job.loss == trace::LossImpl::full);
+}
+
+TEST_CASE("the validator's config names and re-uploads", "[validate]") {
+  trace::MeasuredRow r;
+  r.model_id = "unsloth/Qwen2.5-Coder-14B-Instruct";
+  r.config_file = "Qwen__Qwen2.5-14B.json";
+  const std::vector<std::string> names = trace::config_file_candidates(r);
+  REQUIRE(names.size() >= 4);
+  CHECK(names[0] == "Qwen__Qwen2.5-14B.json");
+  CHECK(std::find(names.begin(), names.end(), "Qwen--Qwen2.5-14B.reconstructed.json") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "unsloth--Qwen2.5-Coder-14B-Instruct.json") !=
+        names.end());
+  CHECK(trace::mirrored_model_name("unsloth/Phi-4") == "phi-4");
+  CHECK(trace::mirrored_model_name("unsloth/codegemma-7b-bnb-4bit") == "codegemma-7b");
+  CHECK(trace::mirrored_model_name("unsloth/granite-4.0-350m-unsloth-bnb-4bit") == "granite-4.0-350m");
+  CHECK(trace::mirrored_model_name("no-slash").empty());
+}
