@@ -111,3 +111,13 @@ TEST_CASE("mistral3: wrapper keys and errors", "[mistral3]") {
                       Catch::Contains("vision_config.intermediate_size"));
   }
 }
+
+TEST_CASE("Qwen3.6-27B-FP8 (reconstructed): logical count = Qwen3.5-27B's 27,781,427,952", "[validation][golden]") {
+  // Shape keys identical to the Qwen3.5-27B fixture (Hub total 27,781,427,952); the FP8 repo's own
+  // Hub total (with its F32 block scales) was not found, so only the logical count is checked.
+  const trace::ModelDescription model = trace::parse_model_config(
+      trace::test::config_text("Qwen--Qwen3.6-27B-FP8.reconstructed.json"));
+  CHECK(trace::count_parameters(model).total == 27'781'427'952);
+  REQUIRE(model.quantization.has_value());
+  CHECK(model.quantization->format == trace::QuantFormat::fp8_block);
+}
