@@ -24,6 +24,8 @@ struct ArchitectureRow {
 constexpr ArchitectureRow k_architectures[] = {
     {{"llama", "Llama 2/3/3.1/3.2/3.3, SmolLM2, TinyLlama, CodeLlama, Yi"}, family::build_llama},
     {{"mistral", "Mistral"}, family::build_mistral},
+    {{"mistral3", "Mistral Small 3.1 / 3.2, Magistral Small 2509 (text + Pixtral vision)"},
+     family::build_mistral3},
     {{"qwen2", "Qwen2, Qwen2.5"}, family::build_qwen2},
     {{"qwen3", "Qwen3 (dense)"}, family::build_qwen3},
     {{"olmo2", "OLMo 2"}, family::build_olmo2},

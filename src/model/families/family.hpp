@@ -17,6 +17,7 @@ namespace trace::family {
 // ---- builders, one per model_type (see architectures.cpp for the table) ----
 ModelDescription build_llama(const ConfigReader& config);
 ModelDescription build_mistral(const ConfigReader& config);
+ModelDescription build_mistral3(const ConfigReader& config);
 ModelDescription build_qwen2(const ConfigReader& config);
 ModelDescription build_qwen3(const ConfigReader& config);
 ModelDescription build_olmo2(const ConfigReader& config);
