@@ -85,10 +85,13 @@ ModelDescription build_chatglm(const ConfigReader& config) {
   if (config.bool_or("post_layer_norm", true)) stack.final_norm = norm("final_layernorm");
   model.stacks.push_back(std::move(stack));
 
+  // RotaryEmbedding builds inv_freq in config.torch_dtype, so it is saved in the checkpoint's dtype.
+  const std::string buffer_dtype = model.torch_dtype == "bfloat16" ? "BF16"
+                                   : model.torch_dtype == "float32" ? "F32"
+                                                                    : "F16";
   model.stored_extras.push_back(StoredExtra{
-      "transformer.rotary_pos_emb.inv_freq", 1, shape.head_dim / 4, "F16", false,
-      "RotaryEmbedding's frequency buffer, saved with the weights (its dtype follows the "
-      "checkpoint's); never a parameter"});
+      "transformer.rotary_pos_emb.inv_freq", 1, shape.head_dim / 4, buffer_dtype, false,
+      "RotaryEmbedding's frequency buffer, saved with the weights; never a parameter"});
   return model;
 }
 

@@ -92,6 +92,22 @@ TEST_CASE("ChatGLM3-6B-32k equals the published ChatGLM3-6B count", "[glm][chatg
   CHECK(model.max_position_embeddings == 32'768);
 }
 
+TEST_CASE("GLM-4-9B-chat (chatglm remote code) equals its published count", "[glm][chatglm]") {
+  // THUDM/glm-4-9b-chat's config (printed in a LLaMA-Factory log, SOURCES-glm-ernie.md) differs
+  // from ChatGLM3's in padded_vocab_size 151552, num_layers 40, layernorm_epsilon and rope_ratio.
+  // Published: "9399951392 parameters, 9399951360 (100.00%) are trainable" (the 32 extra elements
+  // are the rotary inv_freq buffer) and "served by GLM-4, with 9399951360 (9.4B) parameters".
+  nlohmann::json config = json_of("THUDM--chatglm3-6b-32k.reconstructed.json");
+  config["padded_vocab_size"] = 151'552;
+  config["vocab_size"] = 151'552;
+  config["num_layers"] = 40;
+  config["num_hidden_layers"] = 40;
+  const trace::ModelDescription model = trace::parse_model_config(config.dump());
+  CHECK(trace::count_parameters(model).total == 9'399'951'360LL);
+  CHECK(model.stored_extras.size() == 1);
+  CHECK(model.stored_extras.front().elements_each == 32);
+}
+
 TEST_CASE("chatglm: the first ChatGLM-6B layout and bad group counts are refused by key",
           "[glm][chatglm][errors]") {
   nlohmann::json config = json_of("THUDM--chatglm3-6b-32k.reconstructed.json");
