@@ -69,6 +69,16 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   std::optional<SparseIndexer> indexer;
   const bool glm = type == "glm_moe_dsa";
   const bool lite = type == "glm4_moe_lite";
+  if (lite) {
+    // Glm4MoeLiteConfig's defaults (q_lora_rank 768, 64 routed + 1 shared experts) differ from
+    // what this builder assumes for an absent key (no query LoRA, no experts): ask for them.
+    for (const char* key : {"q_lora_rank", "n_routed_experts", "n_shared_experts"}) {
+      if (!config.json().contains(key)) {
+        config.fail(key, "is missing; glm4_moe_lite configs state it (Glm4MoeLiteConfig's default "
+                         "differs from DeepSeek's), so trace will not guess");
+      }
+    }
+  }
   if (type == "deepseek_v32" || glm) {
     if (mla.q_lora_rank == 0) config.fail("q_lora_rank", "must be set: the indexer reads the query latent");
     indexer = SparseIndexer{config.require_int({"index_n_heads"}, 1, k_max_heads),

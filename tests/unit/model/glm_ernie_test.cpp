@@ -55,9 +55,11 @@ TEST_CASE("glm4_moe_lite without first_k_dense_replace keeps Glm4MoeLiteConfig's
   bool noted = false;
   for (const std::string& note : model.notes) noted = noted || note.find("mlp_layer_types") != std::string::npos;
   CHECK(noted);
-  config.erase("kv_lora_rank");
-  CHECK_THROWS_WITH(trace::parse_model_config(config.dump()),
-                    Catch::Matchers::Contains("kv_lora_rank"));
+  for (const char* key : {"kv_lora_rank", "q_lora_rank", "n_routed_experts", "n_shared_experts"}) {
+    nlohmann::json missing = config;
+    missing.erase(key);
+    CHECK_THROWS_WITH(trace::parse_model_config(missing.dump()), Catch::Matchers::Contains(key));
+  }
 }
 
 TEST_CASE("ZhipuAI/GLM-4.5-Air (ModelScope) equals the Hub total of zai-org/GLM-4.5-Air",
