@@ -9,6 +9,10 @@
 // (GLM-5: the same MLA + indexer; indexer_types marks "shared" layers that reuse another layer's
 // top-k and hold no indexer; mlp_layer_types marks dense/sparse layers; its MTP layer has no
 // embedding or head copies).
+// glm4_moe_lite (GLM-4.7-Flash): DeepSeek-V3 attention (MLA with q_lora_rank) and GLM-4.5's MoE:
+// the router always holds e_score_correction_bias (Glm4MoeTopkRouter), mlp_layer_types marks
+// dense/sparse layers (Glm4MoeLiteConfig defaults it to one dense layer, then sparse), and the
+// MTP layer keeps its own embedding and shared_head.head copies, as GLM-4.5's does.
 // Tensor lists: deepseek-ai's modeling_deepseek.py (DeepseekV3Attention, DeepseekV3MoE,
 // MoEGate) and transformers models/deepseek_v3/modeling_deepseek_v3.py.
 #include <fmt/format.h>
@@ -64,6 +68,17 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   mla.v_head_dim = config.require_int({"v_head_dim"}, 1, k_max_width);
   std::optional<SparseIndexer> indexer;
   const bool glm = type == "glm_moe_dsa";
+  const bool lite = type == "glm4_moe_lite";
+  if (lite) {
+    // Glm4MoeLiteConfig's defaults (q_lora_rank 768, 64 routed + 1 shared experts) differ from
+    // what this builder assumes for an absent key (no query LoRA, no experts): ask for them.
+    for (const char* key : {"q_lora_rank", "n_routed_experts", "n_shared_experts"}) {
+      if (!config.json().contains(key)) {
+        config.fail(key, "is missing; glm4_moe_lite configs state it (Glm4MoeLiteConfig's default "
+                         "differs from DeepSeek's), so trace will not guess");
+      }
+    }
+  }
   if (type == "deepseek_v32" || glm) {
     if (mla.q_lora_rank == 0) config.fail("q_lora_rank", "must be set: the indexer reads the query latent");
     indexer = SparseIndexer{config.require_int({"index_n_heads"}, 1, k_max_heads),
@@ -76,7 +91,8 @@ ModelDescription build_deepseek(const ConfigReader& config) {
                  : type == "deepseek_v32"
                      ? "DeepSeek-V3.2 (MLA + sparse-attention indexer, MoE, MTP)"
                  : glm ? "GLM-5 (MLA + DSA indexer with shared layers, MoE, MTP)"
-                       : "DeepSeek-V3 layout (MLA, MoE with shared experts, MTP)";
+                 : lite ? "GLM-4.7-Flash (MLA, GLM MoE with shared expert, MTP)"
+                        : "DeepSeek-V3 layout (MLA, MoE with shared experts, MTP)";
   model.position = PositionKind::rope;
 
   // Routed experts: absent (null) n_routed_experts makes every layer dense.
@@ -92,9 +108,18 @@ ModelDescription build_deepseek(const ConfigReader& config) {
                        false};
     }
     moe.router_correction_bias =
-        config.optional_string("topk_method").value_or("") == "noaux_tc";
+        lite || config.optional_string("topk_method").value_or("") == "noaux_tc";
   }
-  const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 0, 0, k_max_layers);
+  // Glm4MoeLiteConfig reads no first_k_dense_replace: without mlp_layer_types it builds one dense
+  // layer, then sparse ones. GLM-4.7-Flash's config names first_k_dense_replace 1, which agrees
+  // (vLLM's DeepSeek-based loader reads that key); trace reads it too, and defaults it to 1.
+  const std::int64_t first_dense =
+      config.int_or({"first_k_dense_replace"}, lite ? 1 : 0, 0, k_max_layers);
+  if (lite && !config.has("first_k_dense_replace") && !config.has("mlp_layer_types")) {
+    model.notes.push_back(
+        "Glm4MoeLiteConfig default used: mlp_layer_types = [\"dense\"] + [\"sparse\"] * "
+        "(num_hidden_layers - 1)");
+  }
   const std::int64_t frequency = config.int_or({"moe_layer_freq"}, 1, 1, k_max_layers);
   const std::vector<std::string> mlp_types = read_string_list(config, "mlp_layer_types", layers,
                                                               {"dense", "sparse"});
