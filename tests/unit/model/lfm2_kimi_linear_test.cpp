@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "estimate/checkpoint_layout.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
@@ -182,6 +183,10 @@ TEST_CASE("Kimi-Linear-48B-A3B: Hub total 49,122,681,728", "[kimi_linear][golden
   CHECK(trace::attention_params(blocks[3].attention) == 29'114'880);
   CHECK(blocks[3].attention.rotary_dim == 0);  // mla_use_nope
   CHECK(model.position == trace::PositionKind::none);
+
+  // The safetensors hold 20,493 tensors (the header listing): 3 model-level, 54 layer norms, 20 x
+  // 15 KDA, 7 x 5 MLA, 3 dense MLP, 26 x (gate + bias + 256 x 3 experts + 3 shared).
+  CHECK(trace::layout::tensor_count(model) == 20'493);
 
   // The AWQ re-quantization's fixture carries the same architecture.
   CHECK(trace::count_parameters(fixture(k_kimi_awq)).total == 49'122'681'728);
