@@ -22,7 +22,8 @@ Names block_names(const std::string& prefix, const Block& block) {
     const std::string mixer = prefix + ".mixer";
     return {mixer, mixer, mixer};
   }
-  return {fmt::format("{}.{}", prefix, block.attention.name), prefix + ".mamba", prefix + ".mlp"};
+  return {fmt::format("{}.{}", prefix, block.attention.name),
+          fmt::format("{}.{}", prefix, block.ssm ? block.ssm->name : "mamba"), prefix + ".mlp"};
 }
 
 void attention_linears(const std::string& at, const Attention& a, bool mtp,
@@ -104,6 +105,18 @@ void ssm_linears(const std::string& at, const Ssm& ssm, bool mtp, std::vector<Na
       add("x_proj", ssm.dt_rank + 2 * ssm.state, ssm.inner);
       add("dt_proj", ssm.inner, ssm.dt_rank);
       break;
+    case SsmKind::kimi_delta:
+      add("q_proj", ssm.groups * ssm.state, ssm.hidden);
+      add("k_proj", ssm.groups * ssm.state, ssm.hidden);
+      add("v_proj", ssm.inner, ssm.hidden);
+      add("f_a_proj", ssm.head_dim, ssm.hidden);
+      add("f_b_proj", ssm.inner, ssm.head_dim);
+      add("b_proj", ssm.num_heads, ssm.hidden);
+      add("g_a_proj", ssm.head_dim, ssm.hidden);
+      add("g_b_proj", ssm.inner, ssm.head_dim);
+      add("o_proj", ssm.hidden, ssm.inner);
+      return;
+    case SsmKind::short_conv: add("in_proj", ssm.in_proj_width(), ssm.hidden); break;
   }
   add("out_proj", ssm.hidden, ssm.inner);
 }
@@ -169,6 +182,10 @@ std::int64_t ssm_tensors(const Ssm& ssm) {
       return projections + 1 + conv + 2 + (ssm.gated_norm ? 1 : 0);
     case SsmKind::mamba1:  // + x_proj, dt_proj weight and bias, A_log, D (+ dt/B/C norms)
       return projections + conv + 5 + (ssm.dt_bc_norms ? 3 : 0);
+    case SsmKind::kimi_delta:  // 9 Linears, q/k/v conv1d, A_log, dt_bias, o_norm
+      return 9 + 3 * conv + 2 + (ssm.gated_norm ? 1 : 0);
+    case SsmKind::short_conv:  // in_proj, conv, out_proj (+ biases)
+      return projections + conv;
   }
   return 0;
 }

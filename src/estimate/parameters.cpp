@@ -145,6 +145,15 @@ std::int64_t ssm_params(const Ssm& ssm) {
       params = checked_add(params, 2 * ssm.num_heads);
       if (ssm.gated_norm) params = checked_add(params, ssm.head_dim);
       break;
+    case SsmKind::kimi_delta:
+      // The gates' up projections f_b_proj, g_b_proj [inner, head_dim]; A_log per head; dt_bias
+      // per channel; gated RMSNorm over one value head.
+      params = checked_add(params, checked_mul(2 * ssm.head_dim, ssm.inner));
+      params = checked_add(params, ssm.num_heads + ssm.inner);
+      if (ssm.gated_norm) params = checked_add(params, ssm.head_dim);
+      break;
+    case SsmKind::short_conv:  // in_proj, conv and out_proj only
+      break;
     case SsmKind::mamba1:
       // x_proj -> dt, B, C; dt_proj (+bias); A_log [inner, N]; D; Jamba's dt/B/C RMSNorms.
       params = checked_add(params, linear(ssm.inner, ssm.dt_rank + 2 * ssm.state, false));

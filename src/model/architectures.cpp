@@ -89,6 +89,9 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"qwen3_5_moe_text", "Qwen3.5 MoE text model"}, family::build_qwen3_5_moe_text},
     {{"falcon_h1", "Falcon-H1 (parallel attention + Mamba-2 hybrid)"}, family::build_falcon_h1},
     {{"zamba2", "Zamba2 (Mamba-2 with shared transformer blocks)"}, family::build_zamba2},
+    {{"lfm2", "LFM2, LFM2.5 (gated short convolutions + GQA attention)"}, family::build_lfm2},
+    {{"kimi_linear", "Kimi-Linear-48B-A3B (Kimi Delta Attention + MLA, MoE)"},
+     family::build_kimi_linear},
 };
 
 // The dropout probabilities under the names the config dialects use (BERT, GPT-2, GPT-NeoX,

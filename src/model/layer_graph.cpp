@@ -194,12 +194,15 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
           op = "Mamba2";
           detail = fmt::format("{} heads x {}, state {}, {} groups, conv {}", ssm.num_heads,
                                ssm.head_dim, ssm.state, ssm.groups, ssm.conv_kernel);
-        } else if (ssm.kind == SsmKind::gated_delta_net) {
-          op = "GatedDeltaNet";
+        } else if (ssm.kind == SsmKind::gated_delta_net || ssm.kind == SsmKind::kimi_delta) {
+          op = ssm.kind == SsmKind::kimi_delta ? "KimiDeltaAttention" : "GatedDeltaNet";
           detail = fmt::format("{} v heads x {}, {} qk heads x {}, conv {}", ssm.num_heads,
                                ssm.head_dim, ssm.groups, ssm.state, ssm.conv_kernel);
+        } else if (ssm.kind == SsmKind::short_conv) {
+          op = "ShortConv";
+          detail = fmt::format("{} channels, conv {}", ssm.inner, ssm.conv_kernel);
         }
-        nodes.push_back({fmt::format("{}.{}", prefix, block.single_mixer ? "mixer" : "mamba"), op,
+        nodes.push_back({fmt::format("{}.{}", prefix, block.single_mixer ? "mixer" : ssm.name), op,
                          detail, component.empty() ? "ssm" : component, stack.name, layer,
                          shape(ssm.hidden), ssm_params(ssm)});
       };

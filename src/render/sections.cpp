@@ -53,9 +53,11 @@ std::string hybrid_summary(const Stack& stack) {
   for (const Block& block : stack.blocks) {
     single_mixer = single_mixer || block.single_mixer;
     if (block.ssm) {
-      const char* kind = block.ssm->kind == SsmKind::mamba1   ? "Mamba"
-                         : block.ssm->kind == SsmKind::mamba2 ? "Mamba-2"
-                                                              : "gated DeltaNet";
+      const char* kind = block.ssm->kind == SsmKind::mamba1       ? "Mamba"
+                         : block.ssm->kind == SsmKind::mamba2     ? "Mamba-2"
+                         : block.ssm->kind == SsmKind::kimi_delta ? "KDA"
+                         : block.ssm->kind == SsmKind::short_conv ? "short conv"
+                                                                  : "gated DeltaNet";
       ++ssm[kind];
     }
     if (block.attention.kind == AttentionKind::standard || block.attention.kind == AttentionKind::mla) {

@@ -108,10 +108,27 @@ enum class SsmKind {
   /// heads, head_dim = value head dim, inner = value width, groups = key heads, state = key head
   /// dim, so the recurrent state per layer is value heads x key dim x value dim.
   gated_delta_net,
+  /// Kimi Delta Attention (Kimi-Linear KDA layers): q_proj / k_proj / v_proj, one depthwise
+  /// conv1d each (no bias), beta b_proj [heads, hidden], a low-rank forget gate f_a_proj
+  /// [head_dim, hidden] -> f_b_proj [inner, head_dim] with dt_bias per channel [inner], A_log per
+  /// head, a low-rank output gate g_a_proj -> g_b_proj of the same shapes, a gated RMSNorm of one
+  /// head's width, o_proj. Fields as for gated_delta_net (num_heads = value heads, head_dim =
+  /// value head dim, groups = key heads, state = key head dim); the recurrent state per layer is
+  /// value heads x key dim x value dim, one decay per key channel.
+  kimi_delta,
+  /// LFM2's gated short convolution (no recurrent state): in_proj [3 x inner, hidden] gives the
+  /// gates B and C and the input x; B*x runs through a depthwise conv1d of conv_kernel taps over
+  /// inner channels, C gates the result, out_proj [hidden, inner]. proj_bias / conv_bias as the
+  /// config's conv_bias. The only per-sequence state is the conv's last conv_kernel - 1 inputs;
+  /// num_heads = state = 0.
+  short_conv,
 };
 
 struct Ssm {
   SsmKind kind = SsmKind::mamba2;
+  /// The checkpoint's module name within the layer ("mamba", "conv" for LFM2, "self_attn" for
+  /// Kimi-Linear's KDA); single-mixer blocks call it "mixer" whatever this says.
+  std::string name = "mamba";
   std::int64_t hidden = 0;
   std::int64_t num_heads = 0;  ///< mamba2 heads (mamba1: 0)
   std::int64_t head_dim = 0;   ///< mamba2
@@ -127,9 +144,11 @@ struct Ssm {
   /// Jamba's Mamba-1 mixer: RMSNorms over dt (dt_rank), B and C (d_state) after x_proj.
   bool dt_bc_norms = false;
 
-  /// Channels the causal conv runs over (mamba2: x, B, C; delta net: q, k, v; mamba1: x).
+  /// Channels the causal conv runs over (mamba2: x, B, C; delta nets: q, k, v; mamba1: x;
+  /// short_conv: B*x).
   std::int64_t conv_channels() const {
-    return kind == SsmKind::mamba1 ? inner : inner + 2 * groups * state;
+    return kind == SsmKind::mamba1 || kind == SsmKind::short_conv ? inner
+                                                                  : inner + 2 * groups * state;
   }
   /// Output width of in_proj (all of its splits together).
   std::int64_t in_proj_width() const {
@@ -137,11 +156,15 @@ struct Ssm {
       case SsmKind::mamba1: return 2 * inner;                             // x, z
       case SsmKind::mamba2: return inner + conv_channels() + num_heads;   // z, xBC, dt
       case SsmKind::gated_delta_net: return inner + conv_channels() + 2 * num_heads;  // z, qkv, b, a
+      // q, k, v, b_proj and the two gates' down projections (every Linear reading the hidden state)
+      case SsmKind::kimi_delta: return conv_channels() + num_heads + 2 * head_dim;
+      case SsmKind::short_conv: return 3 * inner;  // B, C, x
     }
     return 0;
   }
-  /// Elements of the recurrent state one sequence holds in this layer.
+  /// Elements of the recurrent state one sequence holds in this layer (short_conv: none).
   std::int64_t state_elements() const {
+    if (kind == SsmKind::short_conv) return 0;
     return kind == SsmKind::mamba1 ? inner * state : num_heads * head_dim * state;
   }
 };

@@ -61,6 +61,8 @@ ModelDescription build_qwen3_5_text(const ConfigReader& config);
 ModelDescription build_qwen3_5_moe_text(const ConfigReader& config);
 ModelDescription build_falcon_h1(const ConfigReader& config);
 ModelDescription build_zamba2(const ConfigReader& config);
+ModelDescription build_lfm2(const ConfigReader& config);
+ModelDescription build_kimi_linear(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
