@@ -83,6 +83,13 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"qwen3_5_moe_text", "Qwen3.5 MoE text model"}, family::build_qwen3_5_moe_text},
     {{"falcon_h1", "Falcon-H1 (parallel attention + Mamba-2 hybrid)"}, family::build_falcon_h1},
     {{"zamba2", "Zamba2 (Mamba-2 with shared transformer blocks)"}, family::build_zamba2},
+    {{"mllama", "Llama 3.2 Vision (cross-attention text decoder + tiled ViT)"},
+     family::build_mllama},
+    {{"qwen2_vl", "Qwen2-VL (Qwen2 decoder + ViT)"}, family::build_qwen2_vl},
+    {{"qwen2_5_vl", "Qwen2.5-VL (Qwen2 decoder + windowed ViT)"}, family::build_qwen2_5_vl},
+    {{"qwen3_vl", "Qwen3-VL dense (Qwen3 decoder + ViT with DeepStack)"}, family::build_qwen3_vl},
+    {{"qwen3_vl_moe", "Qwen3-VL MoE (Qwen3-MoE decoder + ViT with DeepStack)"},
+     family::build_qwen3_vl_moe},
 };
 
 std::string supported_list() {
