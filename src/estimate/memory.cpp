@@ -239,7 +239,9 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       if (block.attention.kind == AttentionKind::standard ||
           block.attention.kind == AttentionKind::mla) {
         layer.attention_heads = block.attention.num_heads;
-        layer.attended_tokens = block.attention.sliding_window > 0
+        layer.attended_tokens = block.attention.is_cross && block.attention.cross_source_tokens > 0
+                                    ? block.attention.cross_source_tokens
+                                : block.attention.sliding_window > 0
                                     ? std::min(seq_len, block.attention.sliding_window)
                                     : seq_len;
       }

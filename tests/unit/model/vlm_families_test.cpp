@@ -58,6 +58,11 @@ TEST_CASE("Llama-3.2-11B-Vision: cross-attention layers cache one image, not the
   const std::int64_t cross = 8LL * 2 * 8 * 128 * 6404;
   CHECK(trace::kv_cache_bytes(model, 1000, trace::Dtype::bf16) == (self_per_token * 1000 + cross) * 2);
   CHECK(trace::kv_cache_bytes(model, 8000, trace::Dtype::bf16) == (self_per_token * 8000 + cross) * 2);
+  // A cross layer's queries see the 6404 image tokens; a self-attention layer's the sequence.
+  const std::vector<trace::LayerActivation> layers = trace::layer_activations(model, 2048);
+  REQUIRE(layers.size() == 40);
+  CHECK(layers[3].attended_tokens == 6404);
+  CHECK(layers[4].attended_tokens == 2048);
 }
 
 TEST_CASE("Qwen2-VL-72B-Instruct: 73,405,560,320 (vision 699,356,672)", "[vlm][golden]") {
