@@ -171,15 +171,22 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
   for (const Stack& stack : model.stacks) {
     // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
     if (stack.vision || stack.mtp || !stack.causal) continue;
+    // Cross attention over a fixed-length source (Mllama's image tokens) caches that source,
+    // whatever the context; T5's cross attention caches an encoder as long as the context.
+    const auto cached_tokens = [context](const Attention& attention) {
+      if (attention.is_cross && attention.cross_source_tokens > 0) {
+        return attention.cross_source_tokens;
+      }
+      return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
+    };
     for (const Block& block : stack.blocks) {
       const Attention& attention = block.attention;
-      const std::int64_t tokens =
-          attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
-      values = checked_add(values, checked_mul(kv_values_per_token(attention), tokens,
-                                               "the KV cache"));
+      values = checked_add(values, checked_mul(kv_values_per_token(attention),
+                                               cached_tokens(attention), "the KV cache"));
       if (block.cross_attention) {
         values = checked_add(values, checked_mul(kv_values_per_token(*block.cross_attention),
-                                                 context, "the KV cache"));
+                                                 cached_tokens(*block.cross_attention),
+                                                 "the KV cache"));
       }
     }
   }
@@ -232,7 +239,9 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       if (block.attention.kind == AttentionKind::standard ||
           block.attention.kind == AttentionKind::mla) {
         layer.attention_heads = block.attention.num_heads;
-        layer.attended_tokens = block.attention.sliding_window > 0
+        layer.attended_tokens = block.attention.is_cross && block.attention.cross_source_tokens > 0
+                                    ? block.attention.cross_source_tokens
+                                : block.attention.sliding_window > 0
                                     ? std::min(seq_len, block.attention.sliding_window)
                                     : seq_len;
       }
@@ -335,7 +344,11 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
   serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype),
                                          estimate.ssm_state_bytes_per_sequence);
-  estimate.kv_cache_bytes_per_token = a.context > 0 ? kv_cache_bytes(model, 1, a.kv_dtype) : 0;
+  // What one more token of context adds (a cross-attention source of fixed length, Mllama's
+  // image tokens, is per sequence and stays out).
+  estimate.kv_cache_bytes_per_token =
+      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype) - kv_cache_bytes(model, 1, a.kv_dtype)
+                    : 0;
   serve.breakdown.kv_cache =
       checked_mul(serve.per_sequence_bytes - estimate.ssm_state_bytes_per_sequence, a.concurrency,
                   "the KV cache");

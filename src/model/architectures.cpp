@@ -92,6 +92,13 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"lfm2", "LFM2, LFM2.5 (gated short convolutions + GQA attention)"}, family::build_lfm2},
     {{"kimi_linear", "Kimi-Linear-48B-A3B (Kimi Delta Attention + MLA, MoE)"},
      family::build_kimi_linear},
+    {{"mllama", "Llama 3.2 Vision (cross-attention text decoder + tiled ViT)"},
+     family::build_mllama},
+    {{"qwen2_vl", "Qwen2-VL (Qwen2 decoder + ViT)"}, family::build_qwen2_vl},
+    {{"qwen2_5_vl", "Qwen2.5-VL (Qwen2 decoder + windowed ViT)"}, family::build_qwen2_5_vl},
+    {{"qwen3_vl", "Qwen3-VL dense (Qwen3 decoder + ViT with DeepStack)"}, family::build_qwen3_vl},
+    {{"qwen3_vl_moe", "Qwen3-VL MoE (Qwen3-MoE decoder + ViT with DeepStack)"},
+     family::build_qwen3_vl_moe},
 };
 
 // The dropout probabilities under the names the config dialects use (BERT, GPT-2, GPT-NeoX,

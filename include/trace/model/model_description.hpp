@@ -79,6 +79,10 @@ struct Attention {
   std::int64_t rotary_dim = 0;      ///< dims per head that get RoPE (0 when not rotary)
   std::int64_t relative_attention_buckets = 0;  ///< T5: rows of the bias table held here
   bool is_cross = false;
+  /// is_cross: keys and values come from a source of this many tokens per sequence, cached once
+  /// whatever the text context (Mllama: one image's tiles x patches). 0: the source is as long as
+  /// the context (T5's encoder).
+  std::int64_t cross_source_tokens = 0;
 };
 
 enum class MlpKind {

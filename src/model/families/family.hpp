@@ -63,6 +63,11 @@ ModelDescription build_falcon_h1(const ConfigReader& config);
 ModelDescription build_zamba2(const ConfigReader& config);
 ModelDescription build_lfm2(const ConfigReader& config);
 ModelDescription build_kimi_linear(const ConfigReader& config);
+ModelDescription build_mllama(const ConfigReader& config);
+ModelDescription build_qwen2_vl(const ConfigReader& config);
+ModelDescription build_qwen2_5_vl(const ConfigReader& config);
+ModelDescription build_qwen3_vl(const ConfigReader& config);
+ModelDescription build_qwen3_vl_moe(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -146,6 +151,17 @@ std::vector<Norm> pre_norm_pair(std::int64_t hidden);
 
 /// A layer whose FFN is the given MoE (no dense MLP).
 void set_moe(Block& block, const Moe& moe, std::int64_t hidden);
+
+/// The Qwen vision towers (qwen_vision.cpp): Qwen2-VL, Qwen2.5-VL and Qwen3-VL / Qwen3.5 layouts.
+/// Each adds its stack ("visual") and its patch embedding / merger tensors (component "vision").
+void add_qwen2_vl_vision(const ConfigReader& vision, ModelDescription& model);
+void add_qwen2_5_vl_vision(const ConfigReader& vision, ModelDescription& model);
+void add_qwen3_vl_vision(const ConfigReader& vision, std::int64_t text_hidden,
+                         ModelDescription& model);
+
+/// A wrapper's text_config as a reader over `storage`, with the wrapper's tie_word_embeddings and
+/// torch_dtype filled in where text_config leaves them out (transformers reads them there).
+ConfigReader nested_text_config(const ConfigReader& config, nlohmann::json& storage);
 
 /// Common top-level fields every decoder-only family sets.
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,

@@ -19,11 +19,8 @@
 // backbone's. Qwen3-Next configs carry no depth key and every published checkpoint stores one
 // layer (vLLM qwen3_next_mtp.py: num_nextn_predict_layers, default 1); Qwen3.5 says
 // mtp_num_hidden_layers.
-// Qwen3.5 vision (Qwen3-VL layout, model.visual.*): patch_embed Conv3d [D, C, T, P, P] + bias,
-// pos_embed [num_position_embeddings, D], depth blocks (norm1 / norm2 LayerNorm, fused qkv and proj
-// with bias, linear_fc1 / linear_fc2 with bias), merger (LayerNorm [D], linear_fc1 [D m^2, D m^2],
-// linear_fc2 [out, D m^2], biases), plus one post-shuffle merger (LayerNorm [D m^2]) per
-// deepstack_visual_indexes entry.
+// Qwen3.5 vision: the Qwen3-VL tower (model.visual.*), built by add_qwen3_vl_vision in
+// qwen_vision.cpp.
 // Sources: transformers models/qwen3_next/modeling_qwen3_next.py, models/qwen3_5/,
 // models/qwen3_vl/modeling_qwen3_vl.py; vLLM qwen3_next_mtp.py; derivations in
 // tests/data/configs/SOURCES-qwen3-next.md and docs/parameters.md section 9.
@@ -213,63 +210,6 @@ ModelDescription build_hybrid_text(const ConfigReader& config, FfnKind ffn, bool
                     list));
   }
   return model;
-}
-
-void add_qwen3_vl_vision(const ConfigReader& vision, std::int64_t text_hidden,
-                         ModelDescription& model) {
-  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t depth = vision.require_int({"depth"}, 1, k_max_layers);
-  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
-  const std::int64_t heads = vision.require_int({"num_heads"}, 1, k_max_heads);
-  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
-  const std::int64_t temporal = vision.require_int({"temporal_patch_size"}, 1, 64);
-  const std::int64_t channels = vision.int_or({"in_channels"}, 3, 1, 64);
-  const std::int64_t merge = vision.require_int({"spatial_merge_size"}, 1, 64);
-  const std::int64_t positions = vision.require_int({"num_position_embeddings"}, 1, k_max_positions);
-  const std::int64_t out = vision.int_or({"out_hidden_size"}, text_hidden, 1, k_max_width);
-  if (hidden % heads != 0) vision.fail("hidden_size", "is not a multiple of num_heads");
-  std::int64_t deepstack = 0;
-  if (vision.has("deepstack_visual_indexes")) {
-    const nlohmann::json& list = vision.json().at("deepstack_visual_indexes");
-    if (!list.is_array()) vision.fail("deepstack_visual_indexes", "must be a list of block indices");
-    deepstack = static_cast<std::int64_t>(list.size());
-  }
-  const std::int64_t merged = checked_product({hidden, merge, merge});
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
-  };
-  extra("visual.patch_embed.proj", "Conv3d",
-        checked_add(checked_product({hidden, channels, temporal, patch, patch}), hidden));
-  extra("visual.pos_embed", "Embedding", checked_mul(positions, hidden));
-  const auto merger = [&](const std::string& prefix, std::int64_t norm_dim) {
-    extra(prefix + ".norm", "LayerNorm", 2 * norm_dim);
-    extra(prefix + ".linear_fc1", "Linear", checked_add(checked_mul(merged, merged), merged));
-    extra(prefix + ".linear_fc2", "Linear", checked_add(checked_mul(merged, out), out));
-  };
-  merger("visual.merger", hidden);
-  for (std::int64_t i = 0; i < deepstack; ++i) {
-    merger(fmt::format("visual.deepstack_merger_list.{}", i), merged);
-  }
-
-  HeadShape shape;
-  shape.num_heads = shape.num_kv_heads = heads;
-  shape.head_dim = hidden / heads;
-  Stack stack;
-  stack.name = "visual";
-  stack.causal = false;
-  stack.vision = true;
-  for (std::int64_t i = 0; i < depth; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, true, true);
-    block.attention.name = "attn";
-    block.attention.fused_qkv = true;
-    block.mlp = Mlp{MlpKind::plain,
-                    vision.optional_string("hidden_act").value_or("gelu_pytorch_tanh"), hidden,
-                    intermediate, true, true, false};
-    block.norms = {layer_norm("norm1", hidden), layer_norm("norm2", hidden)};
-    stack.blocks.push_back(std::move(block));
-  }
-  model.stacks.push_back(std::move(stack));
 }
 
 ModelDescription build_qwen3_5_wrapper(const ConfigReader& config, FfnKind ffn) {

@@ -1,0 +1,179 @@
+// Vision-language models (mllama, qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe): exact totals
+// against the published checkpoint counts and the text / vision split derived by hand from the
+// tensor shapes (tests/data/configs/SOURCES-vlm.md, docs/parameters.md section 12), the
+// cross-attention KV cache over image tokens, and the config errors.
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "test_data.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/layer_graph.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+using trace::test::fixture;
+
+constexpr const char* k_mllama = "meta-llama--Llama-3.2-11B-Vision.reconstructed.json";
+constexpr const char* k_qwen2_vl = "Qwen--Qwen2-VL-72B-Instruct.reconstructed.json";
+constexpr const char* k_qwen2_5_vl = "Qwen--Qwen2.5-VL-72B-Instruct.reconstructed.json";
+
+trace::ParameterCount count_json(const nlohmann::json& config) {
+  return trace::count_parameters(trace::parse_model_config(config.dump()));
+}
+
+nlohmann::json load(const char* name) {
+  return nlohmann::json::parse(trace::test::config_text(name));
+}
+
+}  // namespace
+
+TEST_CASE("Llama-3.2-11B-Vision: 10,670,220,835 (text 9,775,192,080)", "[vlm][golden]") {
+  const trace::ModelDescription model = fixture(k_mllama);
+  const trace::ParameterCount count = trace::count_parameters(model);
+  CHECK(count.total == 10'670'220'835);
+  // Vision tower 863,567,379 + multi_modal_projector 7680 x 4096 + 4096.
+  CHECK(count.vision == 863'567'379 + 31'461'376);
+  CHECK(count.total - count.vision == 9'775'192'080);
+  // 8 cross-attention layers: no self-attention, q/k/v/o + q_norm / k_norm [128].
+  const trace::Stack& decoder = model.stacks.front();
+  REQUIRE(decoder.name == "decoder");
+  REQUIRE(decoder.blocks.size() == 40);
+  int cross = 0;
+  for (const trace::Block& block : decoder.blocks) cross += block.attention.is_cross ? 1 : 0;
+  CHECK(cross == 8);
+  CHECK(decoder.blocks[3].attention.is_cross);
+  CHECK(trace::attention_params(decoder.blocks[3].attention) == 41'943'040 + 2 * 128);
+  CHECK(decoder.blocks[3].attention.cross_source_tokens == 4 * 1601);
+}
+
+TEST_CASE("Llama-3.2-11B-Vision: cross-attention layers cache one image, not the context",
+          "[vlm][memory]") {
+  const trace::ModelDescription model = fixture(k_mllama);
+  // 32 self-attention layers x 2 x 8 heads x 128 per token; 8 cross layers x 2 x 8 x 128 x 6404
+  // image tokens (4 tiles x (40 x 40 patches + class token)) whatever the context.
+  const std::int64_t self_per_token = 32LL * 2 * 8 * 128;
+  const std::int64_t cross = 8LL * 2 * 8 * 128 * 6404;
+  CHECK(trace::kv_cache_bytes(model, 1000, trace::Dtype::bf16) == (self_per_token * 1000 + cross) * 2);
+  CHECK(trace::kv_cache_bytes(model, 8000, trace::Dtype::bf16) == (self_per_token * 8000 + cross) * 2);
+  // A cross layer's queries see the 6404 image tokens; a self-attention layer's the sequence.
+  const std::vector<trace::LayerActivation> layers = trace::layer_activations(model, 2048);
+  REQUIRE(layers.size() == 40);
+  CHECK(layers[3].attended_tokens == 6404);
+  CHECK(layers[4].attended_tokens == 2048);
+}
+
+TEST_CASE("Qwen2-VL-72B-Instruct: 73,405,560,320 (vision 699,356,672)", "[vlm][golden]") {
+  const trace::ParameterCount count = trace::count_parameters(fixture(k_qwen2_vl));
+  CHECK(count.total == 73'405'560'320);
+  CHECK(count.vision == 699'356'672);
+  CHECK(count.total - count.vision == 72'706'203'648);  // = Qwen2.5-72B-Instruct's text model
+}
+
+TEST_CASE("Qwen2-VL-7B-Instruct: 8,291,375,616 (vision 675,759,104)", "[vlm][golden]") {
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("Qwen--Qwen2-VL-7B-Instruct.reconstructed.json"));
+  CHECK(count.total == 8'291'375'616);
+  CHECK(count.vision == 675'759'104);
+}
+
+TEST_CASE("Qwen2.5-VL: 72B 73,406,351,360 by derivation; 7B and 3B Hub totals", "[vlm][golden]") {
+  const trace::ParameterCount count = trace::count_parameters(fixture(k_qwen2_5_vl));
+  CHECK(count.total == 73'406'351'360);
+  CHECK(count.vision == 700'147'712);
+  CHECK(count.total - count.vision == 72'706'203'648);
+
+  // The same tower on the published 7B and 3B text models checks the vision formula against
+  // exact Hub totals.
+  nlohmann::json seven = load(k_qwen2_5_vl);
+  seven.update({{"hidden_size", 3584}, {"intermediate_size", 18944}, {"num_hidden_layers", 28},
+                {"num_attention_heads", 28}, {"num_key_value_heads", 4}});
+  seven["vision_config"]["out_hidden_size"] = 3584;
+  const trace::ParameterCount seven_count = count_json(seven);
+  CHECK(seven_count.total == 8'292'166'656);
+  CHECK(seven_count.vision == 676'550'144);
+
+  nlohmann::json three = load(k_qwen2_5_vl);
+  three.update({{"hidden_size", 2048}, {"intermediate_size", 11008}, {"num_hidden_layers", 36},
+                {"num_attention_heads", 16}, {"num_key_value_heads", 2}, {"vocab_size", 151936},
+                {"tie_word_embeddings", true}});
+  three["vision_config"]["out_hidden_size"] = 2048;
+  CHECK(count_json(three).total == 3'754'622'976);
+}
+
+TEST_CASE("Qwen2.5-VL config nested in text_config reads the same", "[vlm]") {
+  nlohmann::json flat = load(k_qwen2_5_vl);
+  nlohmann::json nested = flat;
+  nlohmann::json text = nlohmann::json::object();
+  for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers",
+                          "num_attention_heads", "num_key_value_heads", "vocab_size"}) {
+    text[key] = flat[key];
+    nested.erase(key);
+  }
+  nested["text_config"] = text;
+  CHECK(count_json(nested).total == count_json(flat).total);
+}
+
+TEST_CASE("Qwen3-VL-30B-A3B-Instruct: 31,070,754,032 (vision 538,631,408)", "[vlm][golden]") {
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("Qwen--Qwen3-VL-30B-A3B-Instruct.reconstructed.json"));
+  CHECK(count.total == 31'070'754'032);
+  CHECK(count.vision == 538'631'408);
+  CHECK(count.total - count.vision == 30'532'122'624);  // = Qwen3-30B-A3B
+  // 48 layers x 120 idle experts x 3 x 2048 x 768; the tower runs per image.
+  CHECK(count.active == 30'532'122'624 - 48LL * 120 * 3 * 2048 * 768);
+}
+
+TEST_CASE("Qwen3-VL-8B-Instruct: Hub total 8,767,123,696", "[vlm][golden]") {
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("Qwen--Qwen3-VL-8B-Instruct.reconstructed.json"));
+  CHECK(count.total == 8'767'123'696);
+  CHECK(count.vision == 576'388'336);
+  CHECK(count.total - count.vision == 8'190'735'360);  // = Qwen3-8B
+}
+
+TEST_CASE("VLM layer graphs sum to the totals", "[vlm][graph]") {
+  for (const char* name : {k_mllama, k_qwen2_vl, k_qwen2_5_vl,
+                           "Qwen--Qwen3-VL-30B-A3B-Instruct.reconstructed.json"}) {
+    INFO(name);
+    const trace::ModelDescription model = fixture(name);
+    const trace::LayerGraph graph = trace::build_layer_graph(model, 512);
+    std::int64_t sum = 0;
+    for (const trace::GraphNode& node : graph.nodes) sum += node.params;
+    CHECK(sum == trace::count_parameters(model).total);
+  }
+}
+
+TEST_CASE("VLM config errors name the key", "[vlm][errors]") {
+  nlohmann::json mllama = load(k_mllama);
+  mllama["text_config"].erase("cross_attention_layers");
+  CHECK_THROWS_AS(trace::parse_model_config(mllama.dump()), trace::ConfigError);
+  CHECK_THROWS_WITH(trace::parse_model_config(mllama.dump()),
+                    Catch::Matchers::Contains("text_config.cross_attention_layers"));
+  mllama = load(k_mllama);
+  mllama["text_config"]["cross_attention_layers"] = {3, 40};
+  CHECK_THROWS_WITH(trace::parse_model_config(mllama.dump()),
+                    Catch::Matchers::Contains("cross_attention_layers"));
+  mllama = load(k_mllama);
+  mllama["vision_config"]["vision_output_dim"] = 6400;
+  CHECK_THROWS_WITH(trace::parse_model_config(mllama.dump()),
+                    Catch::Matchers::Contains("vision_config.vision_output_dim"));
+  mllama = load(k_mllama);
+  mllama["vision_config"].erase("supported_aspect_ratios");
+  CHECK_THROWS_WITH(trace::parse_model_config(mllama.dump()),
+                    Catch::Matchers::Contains("vision_config.supported_aspect_ratios"));
+
+  nlohmann::json qwen2 = load(k_qwen2_vl);
+  qwen2["vision_config"].erase("embed_dim");
+  CHECK_THROWS_WITH(trace::parse_model_config(qwen2.dump()),
+                    Catch::Matchers::Contains("vision_config.embed_dim"));
+  nlohmann::json qwen25 = load(k_qwen2_5_vl);
+  qwen25["vision_config"].erase("out_hidden_size");
+  CHECK_THROWS_WITH(trace::parse_model_config(qwen25.dump()),
+                    Catch::Matchers::Contains("vision_config.out_hidden_size"));
+  qwen25.erase("vision_config");
+  CHECK_THROWS_WITH(trace::parse_model_config(qwen25.dump()),
+                    Catch::Matchers::Contains("vision_config"));
+}
