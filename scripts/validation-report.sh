@@ -24,15 +24,27 @@ How to read it:
   how many trace said "does not fit". A row trace could not plan counts as *not flagged*.
 - **false "does not fit"**: of the rows that ran, how many trace rejected.
 - **error**: |estimate − measured| / measured over the rows that ran and report a per-GPU peak.
-  trace estimates what torch's allocator holds at the peak (no CUDA context); the sources'
-  counters differ (`max_memory_allocated`, `max_memory_reserved`, nvidia-smi — measured.md says
-  which), and no per-source correction is applied. `kv_capacity` rows compare the KV pool the
+  trace estimates what torch's allocator holds at the peak. What is compared depends on the
+  counter the source used (column `job_counter` when present, else read from `measure_method`):
+  `max_memory_allocated` / peak active bytes → the estimate; nvidia-smi / NVML (whole process)
+  → the estimate + the CUDA context (`cuda_context_bytes`, 512 MiB, the constant the verdict
+  reserves); `max_memory_reserved` → the estimate (the caching allocator's free blocks, 0.02–2
+  GiB in measured.md's examples, are not modelled). `kv_capacity` rows compare the KV pool the
   engine logged; `activation_only` rows the engine's profiled activation peak.
+- **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
+  constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
+  or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, else `full`; see
+  memory.md, "Logits and loss"); bitsandbytes' paged optimizers and optimizer states on the
+  CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
+  targets (`lora_targets`).
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,
   the same rule as `trace check`.
-- Configs: the shared `hf-configs/` (a row's `config_file`), then trace's own fixtures in
-  `tests/data/configs/` by repo id, then the bundled catalog. A row whose model has no config
-  or whose job cannot be read is listed with the reason.
+- Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
+  then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
+  trace's own fixtures in `tests/data/configs/`; then the bundled catalog; then a re-upload's
+  original under another organisation by model name (`unsloth/Phi-4` → `*--phi-4.json`,
+  without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
+  cannot be read is listed with the reason.
 
 ## Scoreboard
 

@@ -6,6 +6,7 @@
 #include "trace/estimate/job.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "checkpoint_layout.hpp"
@@ -130,6 +131,7 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
 
   // ---- weights and trainable parameters ----
   std::int64_t trainable = total;
+  std::int64_t master = 0;  // mixed-precision fp32 master weights (full fine-tune)
   std::int64_t factored = 0;  // Adafactor's state elements
   if (lora) {
     trainable = lora_parameters(model, job.lora_rank, job.lora_targets);
@@ -147,7 +149,14 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     b.gradients = checked_mul(trainable, bytes.gradient);
     factored = trainable;
   } else {
-    b.weights = checked_mul(total, bytes.weight + bytes.half_copy, "the weights");
+    if (bytes.half_copy > 0) {
+      // Mixed precision: the fp32 master copy belongs to the optimizer's state (ZeRO shards it
+      // with the moments) and the half-precision copy is what the layers compute with.
+      master = checked_mul(total, bytes.weight, "the weights");
+      b.weights = checked_mul(total, bytes.half_copy, "the weights");
+    } else {
+      b.weights = checked_mul(total, bytes.weight, "the weights");
+    }
     b.gradients = checked_mul(total, bytes.gradient, "the gradients");
     // Adafactor: rows + columns per matrix, full states for vectors and embeddings.
     std::int64_t matrix_values = 0;
@@ -168,42 +177,48 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   }
 
   // ---- sharding ----
-  if (job.ep > 1) {
-    // Expert parallel: each GPU holds 1/ep of the routed experts (and of their gradients and
-    // optimizer states in a full fine-tune; their LoRA adapters under LoRA).
-    const std::int64_t experts = component_count(params, "experts");
-    const double kept = 1.0 - (1.0 - 1.0 / static_cast<double>(job.ep)) *
-                                  static_cast<double>(experts) / static_cast<double>(std::max<std::int64_t>(total, 1));
-    const auto scale = [&](std::int64_t value) {
-      return static_cast<std::int64_t>(static_cast<double>(value) * kept);
-    };
-    b.weights = scale(b.weights);
-    b.gradients = scale(b.gradients);
-    b.optimizer = scale(b.optimizer);
-  }
-  b.weights = ceil_div(b.weights, model_split);
-  b.gradients = ceil_div(b.gradients, model_split);
-  b.optimizer = ceil_div(b.optimizer, model_split);
-  if (job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
-      job.sharding == Sharding::zero3) {
-    b.optimizer = ceil_div(b.optimizer, dp);
-  }
-  if (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) {
-    b.gradients = ceil_div(b.gradients, dp);
-  }
+  // Dense parameters are split over tensor x pipeline ranks and their sharded terms over the
+  // data-parallel ranks. Routed experts are split over pipeline x expert x expert-tensor ranks
+  // (Megatron: expert-tensor size = TP when EP divides DP, else what TP x DP leaves over) and
+  // their sharded terms over the expert-data-parallel ranks, TP x DP / (EP x ETP).
+  const std::int64_t experts = job.ep > 1 || model_split > 1 ? component_count(params, "experts") : 0;
+  const double expert_share =
+      total > 0 ? static_cast<double>(std::min(experts, total)) / static_cast<double>(total) : 0.0;
+  const std::int64_t expert_tp =
+      std::max<std::int64_t>(1, std::min(job.tp, job.tp * dp / job.ep));
+  const std::int64_t expert_split = job.pp * job.ep * expert_tp;
+  const std::int64_t expert_dp = std::max<std::int64_t>(1, job.tp * dp / (job.ep * expert_tp));
+  const bool zero = job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
+                    job.sharding == Sharding::zero3;
+  const auto split = [&](std::int64_t value, bool sharded) {
+    const double v = static_cast<double>(value);
+    const double dense = v * (1.0 - expert_share) / static_cast<double>(model_split) /
+                         static_cast<double>(sharded ? dp : 1);
+    const double expert = v * expert_share / static_cast<double>(expert_split) /
+                          static_cast<double>(sharded ? expert_dp : 1);
+    return static_cast<std::int64_t>(std::ceil(dense + expert));
+  };
+  b.weights = split(b.weights, job.sharding == Sharding::zero3);
+  master = split(master, zero);
+  b.gradients = split(b.gradients, job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3);
+  b.optimizer = split(b.optimizer, zero);
   if (job.sharding == Sharding::zero3) {
     // Parameters sharded; the layer being computed (and the next, prefetched) is gathered whole.
     std::int64_t largest_layer = 0;
     for (const Stack& stack : model.stacks) {
       for (const Block& block : stack.blocks) largest_layer = std::max(largest_layer, block_params(block));
     }
-    const std::int64_t gathered = checked_product({2, largest_layer, lora ? 2 : bytes.weight});
-    b.weights = checked_add(ceil_div(b.weights, dp), gathered);
+    // gathered in the compute dtype: bf16 under LoRA and mixed precision
+    const std::int64_t gathered_bytes = lora || bytes.half_copy > 0 ? 2 : bytes.weight;
+    const std::int64_t gathered = checked_product({2, largest_layer, gathered_bytes});
+    b.weights = checked_add(b.weights, gathered);
   }
   if (job.cpu_offload) {
     b.optimizer = 0;
+    master = 0;  // the optimizer's fp32 copy lives beside its states on the CPU
     if (job.sharding == Sharding::zero3) b.gradients = ceil_div(b.gradients, 8);
   }
+  b.weights = checked_add(b.weights, master);
 
   // ---- activations ----
   const std::int64_t tokens = checked_mul(job.seq_len, job.batch, "the activations");

@@ -154,6 +154,13 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     return fmt::format("job_optimizer '{}' is not known", optimizer);
   }
   job.optimizer_in_backward = get("job_optimizer_in_backward") == "1";
+  // The optimizer cell as the source wrote it also says when its states live on the CPU
+  // (Megatron's optimizer_cpu_offload, DeepSpeed's offload_optimizer).
+  const std::string optimizer_text = to_lower(get("optimizer"));
+  if (optimizer_text.find("optimizer_cpu_offload true") != std::string::npos ||
+      optimizer_text.find("offload_optimizer=cpu") != std::string::npos) {
+    job.cpu_offload = true;
+  }
   // The optimizer cell as the source wrote it says whether it is bitsandbytes' paged variant.
   if (to_lower(get("optimizer")).find("paged") != std::string::npos) {
     job.optimizer = job.optimizer == Optimizer::adamw_8bit ? Optimizer::paged_adamw_8bit

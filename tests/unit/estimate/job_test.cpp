@@ -137,13 +137,17 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   trace::JobEstimate e = estimate(job);
   CHECK(e.breakdown.optimizer == k_params * 8 / 4);
   CHECK(e.breakdown.gradients == k_params * 4);
+  // ZeRO-1 shards the fp32 master copy with the moments; the bf16 copy stays whole
+  CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
   job.sharding = trace::Sharding::zero2;
   CHECK(estimate(job).breakdown.gradients == k_params * 4 / 4);
   job.sharding = trace::Sharding::zero3;
-  // a quarter of the weights + the largest layer (36,992) gathered twice at 4 bytes
-  CHECK(estimate(job).breakdown.weights == k_params * 6 / 4 + 2 * 36'992 * 4);
+  // a quarter of both copies + the largest layer (36,992) gathered twice in bf16
+  CHECK(estimate(job).breakdown.weights == k_params * 2 / 4 + k_params * 4 / 4 + 2 * 36'992 * 2);
   job.cpu_offload = true;
   CHECK(estimate(job).breakdown.optimizer == 0);
+  // offloaded: the master copy goes to the CPU with the states
+  CHECK(estimate(job).breakdown.weights == k_params * 2 / 4 + 2 * 36'992 * 2);
 
   job = full_job();
   job.gpus = 2;
