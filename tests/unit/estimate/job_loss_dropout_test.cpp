@@ -116,3 +116,31 @@ TEST_CASE("the validator's config names and re-uploads", "[validate]") {
   CHECK(trace::mirrored_model_name("unsloth/granite-4.0-350m-unsloth-bnb-4bit") == "granite-4.0-350m");
   CHECK(trace::mirrored_model_name("no-slash").empty());
 }
+
+TEST_CASE("expert parallelism: experts split over EP, their states over expert-DP", "[job][sharding]") {
+  // A tiny Mixtral: h 64, 2 layers, 4 heads x 16, 2 kv heads, 4 experts of width 128, V 1,000.
+  // Per layer: attention 4,096 + 2,048 + 2,048 + 4,096 = 12,288; router 64 x 4 = 256; experts
+  // 4 x 3 x 64 x 128 = 98,304; norms 128 -> 110,976. Total 64,000 + 2 x 110,976 + 64 + 64,000
+  // = 350,016, of which routed experts 196,608 and dense 153,408.
+  const char* config = R"({
+    "model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+    "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 1000,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"
+  })";
+  const trace::ModelDescription model = trace::parse_model_config(config);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  REQUIRE(params.total == 350'016);
+  trace::Job job = job_of(trace::LossImpl::full);
+  job.gpus = 8;
+  job.ep = 4;
+  job.sharding = trace::Sharding::zero1;  // Megatron's distributed optimizer
+  // DP 8, ETP min(1, 8 / 4) = 1: experts split 4 ways, their states over 1 x 8 / 4 = 2 ranks.
+  const trace::MemoryBreakdown b = trace::estimate_job(model, params, job).breakdown;
+  // bf16 copy: 153,408 x 2 + 196,608 x 2 / 4; fp32 master: 153,408 x 4 / 8 + 196,608 x 4 / 8
+  CHECK(b.weights == 306'816 + 98'304 + 76'704 + 98'304);
+  // fp32 gradients, not sharded by ZeRO-1: 153,408 x 4 + 196,608 x 4 / 4
+  CHECK(b.gradients == 613'632 + 196'608);
+  // two fp32 moments: 153,408 x 8 / 8 + 196,608 x 8 / 8
+  CHECK(b.optimizer == 153'408 + 196'608);
+}
