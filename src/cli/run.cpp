@@ -285,6 +285,7 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   // has none of them.
   request.include_graph = options.graph;
   if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
+  request.training = make_job(options, "full");
   return make_report(config.text, request, gpus);
 }
 

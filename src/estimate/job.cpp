@@ -298,6 +298,73 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   return estimate;
 }
 
+std::string describe_training(const Job& job) {
+  std::string label;
+  switch (job.optimizer) {
+    case Optimizer::adamw: label = "AdamW"; break;
+    case Optimizer::adamw_8bit: label = "AdamW 8-bit"; break;
+    case Optimizer::paged_adamw: label = "paged AdamW"; break;
+    case Optimizer::paged_adamw_8bit: label = "paged AdamW 8-bit"; break;
+    case Optimizer::adafactor: label = "Adafactor"; break;
+    case Optimizer::sgd: label = "SGD"; break;
+    case Optimizer::sgd_momentum: label = "SGD momentum"; break;
+    case Optimizer::lion: label = "Lion"; break;
+  }
+  switch (job.precision) {
+    case Precision::fp32: label += ", fp32"; break;
+    case Precision::mixed: label += ", bf16 mixed"; break;
+    case Precision::bf16_pure: label += ", bf16"; break;
+    case Precision::fp16_pure: label += ", fp16"; break;
+  }
+  switch (job.checkpointing) {
+    case Checkpointing::none: break;
+    case Checkpointing::full: label += ", checkpointing full"; break;
+    case Checkpointing::selective: label += ", checkpointing selective"; break;
+    case Checkpointing::offload: label += ", checkpoints offloaded"; break;
+  }
+  if (job.attention == AttentionImpl::eager) label += ", eager attention";
+  switch (job.loss) {
+    case LossImpl::full: break;
+    case LossImpl::chunked: label += ", chunked loss"; break;
+    case LossImpl::fused: label += ", fused loss"; break;
+    case LossImpl::cut: label += ", cut loss"; break;
+  }
+  return label;
+}
+
+ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCount& params,
+                                Job job, const MemoryAssumptions& a) {
+  job.gpus = job.tp = job.pp = job.ep = 1;
+  job.sharding = Sharding::single;
+  job.cpu_offload = false;
+  job.seq_len = a.seq_len;
+  job.lora_rank = a.lora_rank;
+  const auto peak_at = [&](std::int64_t batch) {
+    job.batch = batch;
+    return estimate_job(model, params, job, a).breakdown;
+  };
+  const MemoryBreakdown one = peak_at(1);
+  const MemoryBreakdown two = peak_at(2);
+  ModeMemory mode;
+  mode.mode = job.mode == JobMode::full ? "full_finetune" : "lora";
+  mode.batch = a.batch;
+  mode.breakdown = peak_at(a.batch);
+  mode.breakdown.activations = checked_add(mode.breakdown.activations, mode.breakdown.logits);
+  mode.breakdown.logits = 0;
+  mode.breakdown.overhead = a.cuda_context_bytes;
+  mode.per_sequence_bytes = two.total() - one.total();
+  mode.shardable_bytes =
+      checked_add(checked_add(one.weights, one.gradients), one.optimizer, "the weights");
+  mode.fixed_bytes = checked_add(one.total() - mode.per_sequence_bytes, a.cuda_context_bytes);
+  mode.formula = job.mode == JobMode::full
+                     ? "weights + gradients + optimizer states + (activations + logits) x batch + "
+                       "CUDA context, for the job flags given (docs/memory.md, Jobs)"
+                     : "frozen base + adapters with their gradients and optimizer states + "
+                       "(activations + logits) x batch + CUDA context, for the job flags given "
+                       "(docs/memory.md, Jobs)";
+  return mode;
+}
+
 std::optional<JobMode> parse_job_mode(std::string_view text) {
   const std::string t = to_lower(text);
   if (t == "full" || t == "full_ft" || t == "full_finetune") return JobMode::full;

@@ -237,7 +237,9 @@ Table memory_table(const Report& report) {
     return report.only_mode.empty() || report.only_mode == mode;
   };
   if (shown("full")) {
-    row(fmt::format("full fine-tune (AdamW, bf16 mixed, batch {})", a.batch),
+    row(fmt::format("full fine-tune ({}, batch {})",
+                    report.training ? describe_training(*report.training) : "AdamW, bf16 mixed",
+                    a.batch),
         report.memory.full_finetune);
   }
   if (shown("lora")) {

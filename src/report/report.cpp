@@ -51,6 +51,21 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   }
   report.graph = build_layer_graph(report.model, requested.seq_len, 1);
   report.memory = estimate_memory(report.model, report.parameters, report.assumptions);
+  if (request.training) {
+    // The tables follow the job estimator and its flags, so a table and --mode agree.
+    Job training = *request.training;
+    training.mode = JobMode::full;
+    report.memory.full_finetune =
+        mode_memory_from_job(report.model, report.parameters, training, report.assumptions);
+    report.memory.training_activation_bytes_per_sequence =
+        report.memory.full_finetune.per_sequence_bytes;
+    training.mode = JobMode::lora;
+    report.memory.lora =
+        mode_memory_from_job(report.model, report.parameters, training, report.assumptions);
+    report.memory.lora_trainable_params =
+        lora_parameters(report.model, report.assumptions.lora_rank, training.lora_targets);
+    report.training = *request.training;
+  }
   std::vector<const GpuSpec*> cards;
   const std::vector<std::string> ids =
       request.gpu_ids.empty() ? default_report_gpus() : request.gpu_ids;

@@ -102,6 +102,17 @@ void validate_job(const Job& job);
 JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
                          const Job& job, const MemoryAssumptions& assumptions = {});
 
+/// The per-card table view of a training job (mode full or lora, one GPU, no sharding: the
+/// fit search shards on its own): its breakdown at `assumptions.batch`, with the logits folded
+/// into the activations, and the split bytes(batch) = fixed + batch x per_sequence the fit
+/// searches need. The tables and `--mode` then agree by construction.
+ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCount& params,
+                                Job job, const MemoryAssumptions& assumptions);
+
+/// A short label of a training job's knobs for tables: "AdamW, bf16 mixed" plus whatever is not
+/// the default ("checkpointing full", "eager attention", "chunked loss").
+std::string describe_training(const Job& job);
+
 /// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
 /// nullopt when unknown.
 std::optional<JobMode> parse_job_mode(std::string_view text);

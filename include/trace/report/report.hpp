@@ -30,6 +30,10 @@ struct ReportRequest {
   /// A concrete job (--mode full|lora|qlora|serve with its flags): its per-GPU peak is
   /// estimated and, with --gpu, checked against the first card.
   std::optional<Job> job;
+  /// The training knobs (--precision, --optimizer, --grad-checkpointing, --attention, --loss,
+  /// --lora-targets) the per-card full fine-tune and LoRA tables use; absent: the defaults of
+  /// MemoryAssumptions' fixed recipe.
+  std::optional<Job> training;
 };
 
 /// The per-GPU verdict of one job on one card.
@@ -57,6 +61,8 @@ struct Report {
   bool include_graph = false;
   std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
   std::optional<JobVerdict> job;
+  /// The training knobs the full fine-tune and LoRA tables follow (ReportRequest::training).
+  std::optional<Job> training;
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 

@@ -144,3 +144,24 @@ TEST_CASE("expert parallelism: experts split over EP, their states over expert-D
   // two fp32 moments: 153,408 x 8 / 8 + 196,608 x 8 / 8
   CHECK(b.optimizer == 153'408 + 196'608);
 }
+
+TEST_CASE("the per-card tables follow the job estimator", "[job][tables]") {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  trace::MemoryAssumptions a;
+  a.seq_len = 128;
+  a.batch = 3;
+  trace::Job job = job_of(trace::LossImpl::chunked);
+  job.checkpointing = trace::Checkpointing::full;
+  const trace::ModeMemory mode = trace::mode_memory_from_job(model, params, job, a);
+  job.batch = 3;
+  const trace::MemoryBreakdown direct = trace::estimate_job(model, params, job, a).breakdown;
+  // same terms, the logits folded into the activations, the CUDA context as overhead
+  CHECK(mode.breakdown.weights == direct.weights);
+  CHECK(mode.breakdown.activations == direct.activations + direct.logits);
+  CHECK(mode.breakdown.total() == direct.total() + a.cuda_context_bytes);
+  // per sequence of 128 tokens: checkpointed 1,216 values x 2 bytes + 1,000 x 6 logits bytes
+  CHECK(mode.per_sequence_bytes == 128 * (1'216 * 2 + 1'000 * 6));
+  CHECK(mode.fixed_bytes + 3 * mode.per_sequence_bytes == mode.breakdown.total());
+  CHECK(trace::describe_training(job) == "AdamW, bf16 mixed, checkpointing full, chunked loss");
+}
