@@ -34,7 +34,8 @@ How to read it:
 - **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
   constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
   or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, else `full`; see
-  memory.md, "Logits and loss"); bitsandbytes' paged optimizers and optimizer states on the
+  memory.md, "Logits and loss"); flash-attn rather than SDPA (`job_attention` says `sdpa` for
+  both; FA2/FA3, FlashAttention, Unsloth or Megatron in `framework` + `notes` → `flash`); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
   targets (`lora_targets`).
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,

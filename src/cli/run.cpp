@@ -176,7 +176,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--grad-checkpointing", options.grad_checkpointing,
                  "none, full, selective, offload")
       ->capture_default_str();
-  app.add_option("--attention", options.attention, "sdpa (flash, no score matrix) or eager")
+  app.add_option("--attention", options.attention,
+                 "sdpa (torch SDPA, K/V repeated to every head: transformers, torchtune), flash "
+                 "(flash-attn: grouped K/V kept) or eager (score matrix kept)")
       ->capture_default_str();
   app.add_option("--loss", options.loss,
                  "full (transformers: fp32 logits), chunked (LitGPT, torchtune), fused (Unsloth), "
@@ -215,7 +217,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.checkpointing = need(parse_checkpointing(options.grad_checkpointing), "--grad-checkpointing",
                            options.grad_checkpointing, "none, full, selective, offload");
   job.attention = need(parse_attention(options.attention), "--attention", options.attention,
-                       "sdpa, eager");
+                       "sdpa, flash, eager");
   job.loss = need(parse_loss(options.loss), "--loss", options.loss, "full, chunked, fused, cut");
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {

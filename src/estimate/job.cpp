@@ -241,8 +241,10 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     score_bytes += act;
   }
   for (const LayerActivation& layer : layer_activations(model, job.seq_len)) {
-    saved_values = checked_add(saved_values, layer.values_per_token);
-    widest_layer = std::max(widest_layer, layer.values_per_token);
+    const std::int64_t layer_values =
+        layer.values_per_token + (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values);
+    saved_values = checked_add(saved_values, layer_values);
+    widest_layer = std::max(widest_layer, layer_values);
     inputs = checked_add(inputs, layer.input_width);
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes);
     if (model.hidden_dropout > 0) {
@@ -413,7 +415,8 @@ std::optional<Checkpointing> parse_checkpointing(std::string_view text) {
 
 std::optional<AttentionImpl> parse_attention(std::string_view text) {
   const std::string t = to_lower(text);
-  if (t == "sdpa" || t == "flash" || t == "flash_attention_2") return AttentionImpl::sdpa;
+  if (t == "sdpa") return AttentionImpl::sdpa;
+  if (t == "flash" || t == "flash_attention_2" || t == "fa2" || t == "fa3") return AttentionImpl::flash;
   if (t == "eager") return AttentionImpl::eager;
   return std::nullopt;
 }

@@ -236,6 +236,11 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.values_per_token +=
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       layer.input_width = block.attention.input_dim;
+      if (block.attention.kind == AttentionKind::standard &&
+          block.attention.num_kv_heads < block.attention.num_heads) {
+        layer.repeated_kv_values =
+            2 * (block.attention.num_heads - block.attention.num_kv_heads) * block.attention.head_dim;
+      }
       if (block.attention.kind == AttentionKind::standard ||
           block.attention.kind == AttentionKind::mla) {
         layer.attention_heads = block.attention.num_heads;

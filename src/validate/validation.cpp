@@ -65,6 +65,17 @@ LossImpl loss_named_in(const std::string& cell_text) {
   return LossImpl::full;
 }
 
+// Whether a row's framework and notes name flash-attn (FlashAttention 2/3, Unsloth's kernels,
+// Megatron / Transformer Engine) rather than torch SDPA.
+bool uses_flash_attention(const std::string& cell_text) {
+  const std::string text = to_lower(cell_text);
+  for (const char* word : {"fa2", "fa3", "flash_attention_2", "flashattention", "flash-attn",
+                           "flash attention", "unsloth", "megatron"}) {
+    if (text.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Reads the job_* cells into a Job; returns a message naming the cell it could not read.
 std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
   Job& job = row.job;
@@ -168,6 +179,11 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   job.ep = integer(get("job_ep")).value_or(1);
   if (job.ep < 1) job.ep = 1;
+  // job_attention "sdpa" covers SDPA and flash-attn alike; the framework and notes say which
+  // (flash-attn keeps K and V grouped, SDPA after a repeat to every head does not).
+  if (job.attention == AttentionImpl::sdpa && uses_flash_attention(get("framework") + " " + get("notes"))) {
+    job.attention = AttentionImpl::flash;
+  }
   // The loss implementation: job_loss, else what the framework and notes say it used.
   const std::string loss = get("job_loss");
   if (!loss.empty()) {

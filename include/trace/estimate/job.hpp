@@ -39,7 +39,13 @@ enum class Checkpointing {
   offload,    ///< checkpointed layer inputs are offloaded to CPU memory
 };
 
-enum class AttentionImpl { sdpa, eager };
+/// How attention runs in training, which decides what backward keeps of it.
+enum class AttentionImpl {
+  sdpa,   ///< torch SDPA after transformers' / torchtune's / LitGPT's repeat of K and V to every
+          ///< query head: no score matrix, but K and V kept at the query heads' width
+  flash,  ///< flash-attn (FA2/FA3, Unsloth, Megatron/TE): no score matrix, grouped K and V
+  eager,  ///< the score matrix is kept (and K, V repeated as for sdpa)
+};
 
 /// How the loss over the vocabulary is computed, which decides the logits' bytes per value at
 /// the top of the backward pass (MemoryAssumptions::logits_bytes_*; docs/memory.md).

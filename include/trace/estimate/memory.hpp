@@ -133,6 +133,9 @@ struct LayerActivation {
   std::int64_t attention_heads = 0;   ///< heads of a softmax attention (0: none in this layer)
   std::int64_t attended_tokens = 0;   ///< keys each query sees (window-capped)
   std::int64_t chunk_state_bytes = 0; ///< Mamba-2 / DeltaNet chunk states for the whole sequence
+  /// Values per token more when K and V are repeated to every query head before the kernel
+  /// (grouped-query attention under SDPA / eager in transformers, torchtune, LitGPT).
+  std::int64_t repeated_kv_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

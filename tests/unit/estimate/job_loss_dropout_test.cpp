@@ -36,6 +36,7 @@ trace::Job job_of(trace::LossImpl loss) {
   job.seq_len = 128;
   job.batch = 2;  // 256 tokens
   job.loss = loss;
+  job.attention = trace::AttentionImpl::flash;  // K, V grouped: 2,048 values per token
   return job;
 }
 
@@ -69,22 +70,23 @@ TEST_CASE("dropout: masks on the residual branches and in eager attention", "[jo
   // 1 byte on 2 branches x 64 per layer (x 2 layers) and on the embedding output (64):
   // 320 bytes per token.
   CHECK(estimate(k_tiny_dropout, job).breakdown.activations == 2'048 * 256 * 2 + 320 * 256);
-  // Eager attention under bf16 autocast: the fp32 softmax 4 + the mask 1 + the dropped-out
-  // probabilities in bf16 2 = 7 bytes per score; 4 heads x 128 x 128 x 2 sequences = 131,072
-  // scores per layer.
+  // Eager attention under bf16 autocast: K and V repeated to 4 heads (2,176 values per token,
+  // job_test.cpp), and the fp32 softmax 4 + the mask 1 + the dropped-out probabilities in bf16 2
+  // = 7 bytes per score; 4 heads x 128 x 128 x 2 sequences = 131,072 scores per layer.
   job.attention = trace::AttentionImpl::eager;
   CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
-        2'048 * 256 * 2 + 320 * 256 + 2 * 131'072 * 7);
+        2'176 * 256 * 2 + 320 * 256 + 2 * 131'072 * 7);
   // fp32 training: activations 4 bytes; scores 4 + 1 + 4 = 9 bytes.
   job.precision = trace::Precision::fp32;
   CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
-        2'048 * 256 * 4 + 320 * 256 + 2 * 131'072 * 9);
+        2'176 * 256 * 4 + 320 * 256 + 2 * 131'072 * 9);
   // Without dropout in fp32 the softmax output is the P.V input itself: 4 bytes, no masks.
-  CHECK(estimate(k_tiny, job).breakdown.activations == 2'048 * 256 * 4 + 2 * 131'072 * 4);
-  // Full checkpointing keeps one layer's masks (128 + the embedding's 64) and scores.
+  CHECK(estimate(k_tiny, job).breakdown.activations == 2'176 * 256 * 4 + 2 * 131'072 * 4);
+  // Full checkpointing keeps one layer's masks (128 + the embedding's 64) and scores; the
+  // recomputed layer is 1,024 values wide with the repeat (1,280 per token in all).
   job.checkpointing = trace::Checkpointing::full;
   CHECK(estimate(k_tiny_dropout, job).breakdown.activations ==
-        1'216 * 256 * 4 + 192 * 256 + 131'072 * 9);
+        1'280 * 256 * 4 + 192 * 256 + 131'072 * 9);
 }
 
 TEST_CASE("the validator reads the counter and the loss from the row", "[validate]") {
