@@ -101,6 +101,11 @@ TEST_CASE("the validator reads the counter and the loss from the row", "[validat
   CHECK(row("Unsloth (FastLanguageModel),,x").job.loss == trace::LossImpl::fused);
   CHECK(row("Unsloth (offloaded + Apple Cut Cross Entropy),,x").job.loss == trace::LossImpl::cut);
   CHECK(row("HF Trainer,,x").job.loss == trace::LossImpl::full);
+  // job_attention "sdpa" (the default when absent) becomes flash where the row names it
+  CHECK(row("HF Trainer,,x").job.attention == trace::AttentionImpl::sdpa);
+  CHECK(row("HF transformers + PEFT + FA2,,x").job.attention == trace::AttentionImpl::flash);
+  CHECK(row("Unsloth (FastLanguageModel),,x").job.attention == trace::AttentionImpl::flash);
+  CHECK(row("ms-swift megatron sft,,x").job.attention == trace::AttentionImpl::flash);
 }
 
 TEST_CASE("the validator's config names and re-uploads", "[validate]") {
