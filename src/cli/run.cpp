@@ -50,6 +50,7 @@ struct PlanOptions {
   std::string grad_checkpointing = "none";
   std::string attention = "sdpa";
   std::string loss = "full";
+  std::string qlora_kernel = "bnb";
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -184,6 +185,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "full (transformers: fp32 logits), chunked (LitGPT, torchtune), fused (Unsloth), "
                  "cut (Cut Cross-Entropy, Liger)")
       ->capture_default_str();
+  app.add_option("--qlora-kernel", options.qlora_kernel,
+                 "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
+                 "fused (Unsloth's kernels)")
+      ->capture_default_str();
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
@@ -219,6 +224,11 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.attention = need(parse_attention(options.attention), "--attention", options.attention,
                        "sdpa, flash, eager");
   job.loss = need(parse_loss(options.loss), "--loss", options.loss, "full, chunked, fused, cut");
+  if (options.qlora_kernel != "bnb" && options.qlora_kernel != "fused") {
+    throw ConfigError(fmt::format("--qlora-kernel '{}' is not known; use bnb or fused",
+                                  options.qlora_kernel));
+  }
+  job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

@@ -241,8 +241,13 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     score_bytes += act;
   }
   for (const LayerActivation& layer : layer_activations(model, job.seq_len)) {
+    // QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward (ctx.tensors = (A, B)),
+    // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =
-        layer.values_per_token + (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values);
+        layer.values_per_token + (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
+        ((job.mode == JobMode::qlora || job.base_nf4) && job.bnb_matmul_keeps_inputs
+             ? layer.linear_input_values
+             : 0);
     saved_values = checked_add(saved_values, layer_values);
     widest_layer = std::max(widest_layer, layer_values);
     inputs = checked_add(inputs, layer.input_width);

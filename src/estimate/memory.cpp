@@ -62,6 +62,37 @@ std::int64_t ffn_saved_values(const Block& block) {
   return values;
 }
 
+// The distinct inputs of a block's Linears, per token.
+std::int64_t linear_input_values(const Block& block) {
+  std::int64_t values = 0;
+  const Attention& attention = block.attention;
+  switch (attention.kind) {
+    case AttentionKind::none: break;
+    case AttentionKind::linear: values += attention.input_dim; break;
+    case AttentionKind::mla: {
+      const MlaShape& m = attention.mla;
+      // the hidden state (q_a / kv_a), the two latents (q_b, kv_b), the attention output (o)
+      values += attention.input_dim + m.q_lora_rank + m.kv_lora_rank +
+                attention.num_heads * m.v_head_dim;
+      break;
+    }
+    case AttentionKind::standard:
+      values += attention.input_dim + attention.num_heads * attention.head_dim;
+      break;
+  }
+  if (block.mlp.kind != MlpKind::none && block.mlp.kind != MlpKind::linear) {
+    values += block.mlp.input_dim + block.mlp.intermediate;
+  }
+  if (block.moe) {
+    const Moe& moe = *block.moe;
+    // each routed copy of the token enters its expert's up/gate and down projections
+    values += moe.top_k * (moe.expert.input_dim + moe.expert.intermediate);
+    if (moe.shared) values += moe.shared->input_dim + moe.shared->intermediate;
+  }
+  if (block.ssm) values += block.ssm->hidden + block.ssm->inner;
+  return values;
+}
+
 // Values one token saves inside a Mamba mixer: in_proj input and output, conv output, scan
 // output, the gated norm's two inputs and out_proj's input (same method as the attention terms).
 std::int64_t ssm_saved_values(const Ssm& ssm) {
@@ -236,6 +267,7 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.values_per_token +=
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       layer.input_width = block.attention.input_dim;
+      layer.linear_input_values = linear_input_values(block);
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

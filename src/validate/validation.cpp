@@ -184,6 +184,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (job.attention == AttentionImpl::sdpa && uses_flash_attention(get("framework") + " " + get("notes"))) {
     job.attention = AttentionImpl::flash;
   }
+  // Unsloth's fused LoRA kernels replace bitsandbytes' 4-bit matmul autograd.
+  if (to_lower(get("framework")).find("unsloth") != std::string::npos) {
+    job.bnb_matmul_keeps_inputs = false;
+  }
   // The loss implementation: job_loss, else what the framework and notes say it used.
   const std::string loss = get("job_loss");
   if (!loss.empty()) {

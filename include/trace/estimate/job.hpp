@@ -71,6 +71,9 @@ struct Job {
   Checkpointing checkpointing = Checkpointing::none;
   AttentionImpl attention = AttentionImpl::sdpa;
   LossImpl loss = LossImpl::full;
+  /// QLoRA through bitsandbytes' autograd (PEFT, LitGPT, transformers): its 4-bit matmul keeps
+  /// each input for backward. false: fused LoRA kernels (Unsloth) that keep what LoRA keeps.
+  bool bnb_matmul_keeps_inputs = true;
   std::int64_t seq_len = 2048;
   std::int64_t batch = 1;  ///< micro-batch per GPU
   std::int64_t lora_rank = 16;

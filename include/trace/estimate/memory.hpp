@@ -136,6 +136,9 @@ struct LayerActivation {
   /// Values per token more when K and V are repeated to every query head before the kernel
   /// (grouped-query attention under SDPA / eager in transformers, torchtune, LitGPT).
   std::int64_t repeated_kv_values = 0;
+  /// The distinct inputs of the layer's Linears per token (q/k/v share one, gate/up share one):
+  /// what bitsandbytes' 4-bit matmul keeps for backward on top of the rest (QLoRA).
+  std::int64_t linear_input_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

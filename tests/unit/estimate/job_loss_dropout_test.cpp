@@ -172,3 +172,19 @@ TEST_CASE("the per-card tables follow the job estimator", "[job][tables]") {
   CHECK(mode.fixed_bytes + 3 * mode.per_sequence_bytes == mode.breakdown.total());
   CHECK(trace::describe_training(job) == "AdamW, bf16 mixed, checkpointing full, chunked loss");
 }
+
+TEST_CASE("QLoRA through bitsandbytes keeps each 4-bit Linear's input", "[job][qlora]") {
+  trace::Job job = job_of(trace::LossImpl::full);
+  job.mode = trace::JobMode::qlora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  // Distinct Linear inputs per layer: q/k/v input 64 + o_proj input 4 x 16 = 64 + gate/up input
+  // 64 + down input 128 = 320; two layers: 640 values per token on top of 2,048.
+  CHECK(estimate(k_tiny, job).breakdown.activations == (2'048 + 640) * 256 * 2);
+  // Unsloth's fused kernels keep what LoRA keeps.
+  job.bnb_matmul_keeps_inputs = false;
+  CHECK(estimate(k_tiny, job).breakdown.activations == 2'048 * 256 * 2);
+  job.mode = trace::JobMode::lora;
+  job.bnb_matmul_keeps_inputs = true;  // no 4-bit matmul in plain LoRA
+  CHECK(estimate(k_tiny, job).breakdown.activations == 2'048 * 256 * 2);
+}
