@@ -202,6 +202,16 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   master = split(master, zero);
   b.gradients = split(b.gradients, job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3);
   b.optimizer = split(b.optimizer, zero);
+  if (job.sharding == Sharding::zero2 && !lora) {
+    // DeepSpeed's own estimate (estimate_zero2_model_states_mem_needs: 4 psi + 16 psi / N):
+    // backward produces the half-precision gradients whole before their buckets are reduced,
+    // and the fp32 gradient partition lives beside the master copy; offloaded, neither.
+    const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
+    const std::int64_t whole = split(checked_mul(total, half_bytes, "the gradients"), false);
+    const std::int64_t partition =
+        bytes.half_copy > 0 ? split(checked_mul(total, bytes.gradient, "the gradients"), true) : 0;
+    b.gradients = job.cpu_offload ? 0 : checked_add(whole, partition);
+  }
   if (job.sharding == Sharding::zero3) {
     // Parameters sharded; the layer being computed (and the next, prefetched) is gathered whole.
     std::int64_t largest_layer = 0;

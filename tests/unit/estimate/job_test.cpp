@@ -148,7 +148,13 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   // ZeRO-1 shards the fp32 master copy with the moments; the bf16 copy stays whole
   CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
   job.sharding = trace::Sharding::zero2;
-  CHECK(estimate(job).breakdown.gradients == k_params * 4 / 4);
+  // DeepSpeed's estimate: the bf16 gradients whole (2 bytes) + the fp32 partition (4 / 4)
+  CHECK(estimate(job).breakdown.gradients == k_params * 2 + k_params * 4 / 4);
+  // with the master copy: 4 psi + 16 psi / N, estimate_zero2_model_states_mem_needs
+  {
+    const trace::MemoryBreakdown b = estimate(job).breakdown;
+    CHECK(b.weights + b.gradients + b.optimizer == k_params * 4 + k_params * 16 / 4);
+  }
   job.sharding = trace::Sharding::zero3;
   // a quarter of both copies + the largest layer (36,992) gathered twice in bf16
   CHECK(estimate(job).breakdown.weights == k_params * 2 / 4 + k_params * 4 / 4 + 2 * 36'992 * 2);
