@@ -140,8 +140,20 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     if (job.mode == JobMode::qlora || job.base_nf4) {
       b.weights = nf4_model_bytes(linears, total, a);
     } else {
-      b.weights = bytes_for(total, job.base_dtype.value_or(
-                                       job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16));
+      const Dtype base = job.base_dtype.value_or(
+          job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
+      b.weights = bytes_for(total, base);
+      if (job.precision == Precision::mixed && base == Dtype::fp32) {
+        // Autocast casts each frozen fp32 weight to bf16 for its matmul and does not cache the
+        // cast of a tensor that needs no gradient; backward keeps each copy for the input
+        // gradient, so a bf16 copy of every Linear weight lives until backward reaches it.
+        std::int64_t linear_values = 0;
+        for (const layout::NamedLinear& linear : linears) {
+          if (linear.mtp || linear.router) continue;
+          linear_values = checked_add(linear_values, checked_product({linear.rows, linear.cols, linear.count}));
+        }
+        b.weights = checked_add(b.weights, checked_mul(linear_values, 2, "the weights"));
+      }
     }
     // Adapters live in fp32 unless the whole run is half precision.
     const std::int64_t adapter_bytes = bytes.weight;

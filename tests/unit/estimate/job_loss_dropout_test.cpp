@@ -188,3 +188,19 @@ TEST_CASE("QLoRA through bitsandbytes keeps each 4-bit Linear's input", "[job][q
   job.bnb_matmul_keeps_inputs = true;  // no 4-bit matmul in plain LoRA
   CHECK(estimate(k_tiny, job).breakdown.activations == 2'048 * 256 * 2);
 }
+
+TEST_CASE("LoRA on an fp32 base under autocast keeps a bf16 copy of each weight", "[job][lora]") {
+  trace::Job job = job_of(trace::LossImpl::full);
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::mixed;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  job.base_dtype = trace::Dtype::fp32;
+  const trace::JobEstimate e = estimate(k_tiny, job);
+  // fp32 base 202,048 x 4 + the bf16 casts of the 15 matrices (137,728 values: job_test.cpp) x 2
+  // + fp32 adapters: r 8 x (64 + 64) on q and (64 + 32) on v, two layers = 3,584 params x 4
+  CHECK(e.trainable_params == 3'584);
+  CHECK(e.breakdown.weights == 202'048 * 4 + 137'728 * 2 + 3'584 * 4);
+  job.base_dtype = trace::Dtype::bf16;  // already bf16: no copies
+  CHECK(estimate(k_tiny, job).breakdown.weights == 202'048 * 2 + 3'584 * 4);
+}
