@@ -36,7 +36,8 @@ How to read it:
   or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, else `full`; see
   memory.md, "Logits and loss"); flash-attn rather than SDPA (`job_attention` says `sdpa` for
   both; FA2/FA3, FlashAttention, Unsloth or Megatron in `framework` + `notes` → `flash`);
-  Unsloth's fused LoRA kernels instead of bitsandbytes' 4-bit matmul (`framework`: Unsloth); bitsandbytes' paged optimizers and optimizer states on the
+  Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
+  matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
   targets (`lora_targets`).
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,

@@ -187,7 +187,7 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--qlora-kernel", options.qlora_kernel,
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
-                 "fused (Unsloth's kernels)")
+                 "fused (Unsloth's kernels, torchtune's torchao NF4)")
       ->capture_default_str();
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();

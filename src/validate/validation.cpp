@@ -184,8 +184,11 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (job.attention == AttentionImpl::sdpa && uses_flash_attention(get("framework") + " " + get("notes"))) {
     job.attention = AttentionImpl::flash;
   }
-  // Unsloth's fused LoRA kernels replace bitsandbytes' 4-bit matmul autograd.
-  if (to_lower(get("framework")).find("unsloth") != std::string::npos) {
+  // Unsloth's fused LoRA kernels and torchtune's NF4 (torchao's linear_nf4 keeps only the
+  // weight) replace bitsandbytes' 4-bit matmul autograd.
+  if (const std::string framework = to_lower(get("framework"));
+      framework.find("unsloth") != std::string::npos ||
+      framework.find("torchtune") != std::string::npos) {
     job.bnb_matmul_keeps_inputs = false;
   }
   // The loss implementation: job_loss, else what the framework and notes say it used.
