@@ -49,6 +49,12 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.57 --max-false-reject 0.08
+--max-median-error 0.16 --max-p90-error 0.54`: a ratchet at today's scoreboard, which fails CI
+(exit 1, one line per missed target) when a change makes the estimate worse. The issue's
+targets (recall ≥ 95%, false rejects ≤ 5%, median ≤ 10%, p90 ≤ 25%) are checked and printed
+but not gated until they are met. Any CSV with the same columns works, with the same flags.
+
 ## Scoreboard
 
 HEAD

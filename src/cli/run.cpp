@@ -431,6 +431,20 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                  "bundled catalog is searched last");
   app.add_flag("--json", json, "print the scoreboard as one JSON object");
   app.add_flag("--markdown", markdown, "print the scoreboard and every row as Markdown");
+  ScoreTargets targets;
+  const auto fraction = CLI::Range(0.0, 1.0e6);
+  app.add_option("--min-recall", targets.min_recall,
+                 "exit 1 when the did-not-fit recall is below this fraction")
+      ->check(fraction);
+  app.add_option("--max-false-reject", targets.max_false_reject,
+                 "exit 1 when the false \"does not fit\" share is above this fraction")
+      ->check(fraction);
+  app.add_option("--max-median-error", targets.max_median_error,
+                 "exit 1 when the median |relative error| is above this fraction")
+      ->check(fraction);
+  app.add_option("--max-p90-error", targets.max_p90_error,
+                 "exit 1 when the 90th-percentile |relative error| is above this fraction")
+      ->check(fraction);
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
   if (configs.empty()) {
@@ -500,7 +514,9 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                          100 * task.p90_abs_rel_error);
     }
   }
-  return k_exit_ok;
+  const std::vector<std::string> missed = missed_targets(board, targets);
+  for (const std::string& line : missed) err << "trace validate: target missed: " << line << "\n";
+  return missed.empty() ? k_exit_ok : k_exit_does_not_fit;
 }
 
 }  // namespace

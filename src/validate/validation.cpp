@@ -314,6 +314,33 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
   return rows;
 }
 
+std::vector<std::string> missed_targets(const Scoreboard& board, const ScoreTargets& targets) {
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  std::vector<std::string> missed;
+  const double recall = share(board.oom_flagged, board.oom_rows);
+  if (targets.min_recall && recall < *targets.min_recall) {
+    missed.push_back(fmt::format("did-not-fit recall {:.1f}% < {:.1f}% ({}/{})", 100 * recall,
+                                 100 * *targets.min_recall, board.oom_flagged, board.oom_rows));
+  }
+  const double rejected = share(board.fit_rejected, board.fit_rows);
+  if (targets.max_false_reject && rejected > *targets.max_false_reject) {
+    missed.push_back(fmt::format("false \"does not fit\" {:.1f}% > {:.1f}% ({}/{})", 100 * rejected,
+                                 100 * *targets.max_false_reject, board.fit_rejected,
+                                 board.fit_rows));
+  }
+  if (targets.max_median_error && board.median_abs_rel_error > *targets.max_median_error) {
+    missed.push_back(fmt::format("median error {:.1f}% > {:.1f}%", 100 * board.median_abs_rel_error,
+                                 100 * *targets.max_median_error));
+  }
+  if (targets.max_p90_error && board.p90_abs_rel_error > *targets.max_p90_error) {
+    missed.push_back(fmt::format("p90 error {:.1f}% > {:.1f}%", 100 * board.p90_abs_rel_error,
+                                 100 * *targets.max_p90_error));
+  }
+  return missed;
+}
+
 Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
                          const ValidationAssumptions& a) {
   Scoreboard board;

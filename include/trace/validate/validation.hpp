@@ -106,6 +106,18 @@ std::vector<std::string> config_file_candidates(const MeasuredRow& row);
 /// pre-quantized suffixes; the loader then looks for `*--<name>.json` (docs/validation.md).
 std::string mirrored_model_name(std::string_view repo_id);
 
+/// Thresholds a CI job can gate on (`trace validate --min-recall ...`); unset ones are not checked.
+struct ScoreTargets {
+  std::optional<double> min_recall;        ///< did-not-fit recall, a fraction
+  std::optional<double> max_false_reject;  ///< false "does not fit" share, a fraction
+  std::optional<double> max_median_error;  ///< median |relative error|
+  std::optional<double> max_p90_error;     ///< 90th-percentile |relative error|
+};
+
+/// One line per target the scoreboard misses ("did-not-fit recall 57.4% < 95.0%"); empty when
+/// all are met.
+std::vector<std::string> missed_targets(const Scoreboard& board, const ScoreTargets& targets);
+
 Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
                          const ValidationAssumptions& assumptions = {});
 

@@ -204,3 +204,25 @@ TEST_CASE("LoRA on an fp32 base under autocast keeps a bf16 copy of each weight"
   job.base_dtype = trace::Dtype::bf16;  // already bf16: no copies
   CHECK(estimate(k_tiny, job).breakdown.weights == 202'048 * 2 + 3'584 * 4);
 }
+
+TEST_CASE("validate targets: each missed one is named", "[validate]") {
+  trace::Scoreboard board;
+  board.oom_rows = 61;
+  board.oom_flagged = 35;  // 57.4%
+  board.fit_rows = 179;
+  board.fit_rejected = 14;  // 7.8%
+  board.median_abs_rel_error = 0.153;
+  board.p90_abs_rel_error = 0.537;
+  trace::ScoreTargets targets;
+  CHECK(trace::missed_targets(board, targets).empty());  // nothing asked, nothing missed
+  targets.min_recall = 0.95;
+  targets.max_false_reject = 0.05;
+  targets.max_median_error = 0.10;
+  targets.max_p90_error = 0.25;
+  const std::vector<std::string> missed = trace::missed_targets(board, targets);
+  REQUIRE(missed.size() == 4);
+  CHECK(missed[0] == "did-not-fit recall 57.4% < 95.0% (35/61)");
+  CHECK(missed[1] == "false \"does not fit\" 7.8% > 5.0% (14/179)");
+  targets = {0.57, 0.08, 0.16, 0.54};  // met
+  CHECK(trace::missed_targets(board, targets).empty());
+}
