@@ -96,6 +96,28 @@ ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
   return fit;
 }
 
+std::int64_t longest_context(const ModelDescription& model, const MemoryAssumptions& a,
+                             std::int64_t budget_bytes, std::int64_t fixed_bytes,
+                             std::int64_t concurrency) {
+  if (concurrency < 1) return 0;
+  const std::int64_t state = ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes);
+  const auto fits = [&](std::int64_t context) {
+    const std::int64_t per_request = checked_add(kv_cache_bytes(model, context, a.kv_dtype), state);
+    // compare without overflow: fixed + concurrency x per_request <= budget
+    if (budget_bytes < fixed_bytes) return false;
+    return per_request <= (budget_bytes - fixed_bytes) / concurrency;
+  };
+  constexpr std::int64_t k_max_context = 1LL << 27;
+  if (!fits(1)) return 0;
+  if (fits(k_max_context)) return k_max_context;
+  std::int64_t low = 1, high = k_max_context;  // fits(low), !fits(high)
+  while (high - low > 1) {
+    const std::int64_t mid = low + (high - low) / 2;
+    (fits(mid) ? low : high) = mid;
+  }
+  return low;
+}
+
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,
                                const MemoryAssumptions& assumptions) {

@@ -185,7 +185,9 @@ std::string render_json(const Report& report) {
                        {"budget_bytes", card.budget_bytes},
                        {"fixed_bytes", serve.fixed_bytes},
                        {"per_request_bytes", serve.per_sequence_bytes},
-                       {"max_concurrency", card.serve.fits ? card.serve.max_batch : 0}};
+                       {"max_concurrency", card.serve.fits ? card.serve.max_batch : 0},
+                       {"concurrency", report.assumptions.concurrency},
+                       {"max_context", report.longest_context}};
   }
   if (report.job) {
     // The job's per-GPU peak (--mode full|lora|qlora|serve and its flags).

@@ -57,7 +57,7 @@ std::string render_markdown(const Report& report) {
   out += "\n" + sections::kv_line(report) + "\n";
   out += "\n## What fits\n\n";
   if (report.only_mode != "qlora") append_table(out, sections::cards_table(report));
-  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "\n" + sections::concurrency_line(report) + "\n";
+  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "\n" + sections::concurrency_line(report) + "\n\n" + sections::context_line(report) + "\n";
   out += "\n## Structure\n\n";
   append_table(out, sections::structure_table(report));
   if (report.include_graph) {

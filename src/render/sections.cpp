@@ -400,6 +400,21 @@ std::string job_line(const Report& report) {
   return line;
 }
 
+std::string context_line(const Report& report) {
+  if (report.cards.empty()) return "";
+  const std::int64_t concurrency = report.assumptions.concurrency;
+  std::string line = fmt::format("Longest context on one {} at {} concurrent request(s): ",
+                                 report.cards.front().id, group_digits(concurrency));
+  if (report.longest_context == 0) return line + "none (the weights leave no room for KV)";
+  line += fmt::format("{} tokens", group_digits(report.longest_context));
+  if (report.model.max_position_embeddings > 0 &&
+      report.longest_context > report.model.max_position_embeddings) {
+    line += fmt::format(" (memory allows more than the model's {} positions)",
+                        group_digits(report.model.max_position_embeddings));
+  }
+  return line;
+}
+
 std::string concurrency_line(const Report& report) {
   if (report.cards.empty()) return "";
   const CardFit& card = report.cards.front();

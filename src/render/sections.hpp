@@ -32,6 +32,8 @@ std::string kv_line(const Report& report);
 std::vector<std::string> stored_extra_lines(const Report& report);
 /// "On h100-80gb at 1,048,576 tokens: 8 concurrent requests (...)" for the first card.
 std::string concurrency_line(const Report& report);
+/// "Longest context on one h100-80gb at 1 concurrent request(s): ... tokens".
+std::string context_line(const Report& report);
 /// The --mode job's per-GPU peak and verdict ("" without a job).
 std::string job_line(const Report& report);
 

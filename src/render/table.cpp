@@ -72,6 +72,7 @@ std::string render_table(const Report& report) {
   }
   if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
     out += "  " + sections::concurrency_line(report) + "\n";
+    out += "  " + sections::context_line(report) + "\n";
   }
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));

@@ -81,6 +81,11 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     for (const GpuSpec& gpu : gpus.gpus) cards.push_back(&gpu);
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
+  if (!report.cards.empty()) {
+    report.longest_context =
+        longest_context(report.model, report.assumptions, report.cards.front().budget_bytes,
+                        report.memory.serve.fixed_bytes, report.assumptions.concurrency);
+  }
   if (request.job) {
     JobVerdict verdict;
     verdict.job = *request.job;

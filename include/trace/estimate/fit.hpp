@@ -47,6 +47,14 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
                             std::int64_t num_experts);
 
+/// The longest context (tokens per request) with which `concurrency` requests fit in
+/// `budget_bytes` beside `fixed_bytes` (weights + CUDA context): the largest c with
+/// fixed + concurrency x (KV(c) + SSM state) <= budget, KV(c) window-aware (kv_cache_bytes).
+/// 0 when not even one token fits; capped at 2^27 tokens.
+std::int64_t longest_context(const ModelDescription& model, const MemoryAssumptions& assumptions,
+                             std::int64_t budget_bytes, std::int64_t fixed_bytes,
+                             std::int64_t concurrency);
+
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,
                                const MemoryAssumptions& assumptions);

@@ -58,6 +58,8 @@ struct Report {
   MemoryAssumptions assumptions;
   MemoryEstimate memory;
   std::vector<CardFit> cards;
+  /// Serving on the first card: the longest context per request at --concurrency requests.
+  std::int64_t longest_context = 0;
   bool include_graph = false;
   std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
   std::optional<JobVerdict> job;

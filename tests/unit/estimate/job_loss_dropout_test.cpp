@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/validate/validation.hpp"
@@ -225,4 +226,21 @@ TEST_CASE("validate targets: each missed one is named", "[validate]") {
   CHECK(missed[1] == "false \"does not fit\" 7.8% > 5.0% (14/179)");
   targets = {0.57, 0.08, 0.16, 0.54};  // met
   CHECK(trace::missed_targets(board, targets).empty());
+}
+
+TEST_CASE("longest context that fits beside the weights", "[fit][serve]") {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  trace::MemoryAssumptions a;
+  // KV per token: 2 layers x (K, V) x 2 kv heads x 16 x 2 bytes = 256. Two requests in
+  // (1,000,000 - 100,000) bytes: 450,000 each -> 1,757 tokens (1,758 x 256 = 450,048).
+  CHECK(trace::longest_context(model, a, 1'000'000, 100'000, 2) == 1'757);
+  CHECK(trace::longest_context(model, a, 100'000, 100'000, 1) == 0);  // no room at all
+  CHECK(trace::longest_context(model, a, 1'000'000, 2'000'000, 1) == 0);
+  // A sliding window of 64 on every layer caps the KV at 64 tokens: any context fits.
+  const trace::ModelDescription windowed = trace::parse_model_config(R"({
+    "model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
+    "sliding_window": 64, "tie_word_embeddings": false, "torch_dtype": "bfloat16"
+  })");
+  CHECK(trace::longest_context(windowed, a, 1'000'000, 100'000, 2) == (1LL << 27));
 }
