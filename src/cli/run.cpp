@@ -163,6 +163,16 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--headroom", a.headroom_fraction,
                  "share of usable card memory kept free for fragmentation")
       ->capture_default_str();
+  app.add_option_function<double>(
+         "--gpu-memory-utilization",
+         [&a](double share) { a.headroom_fraction = 1.0 - share; },
+         "the engine's memory cap as a share of usable memory (vLLM's 0.9): the same as "
+         "--headroom 1-U")
+      ->check(CLI::Range(0.1, 1.0));
+  app.add_option("--prefill-chunk", a.prefill_chunk_tokens,
+                 "serving: prompt tokens per forward pass (chunked prefill; 0 = whole prompt)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
   app.add_option("--cuda-context-mib", options.cuda_context_mib,
                  "per-process CUDA context and library workspace, MiB")
       ->capture_default_str();

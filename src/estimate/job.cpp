@@ -120,7 +120,8 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
         ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes), job.concurrency);
     // Prefill: the widest layer's working set over the prompts; fp32 logits of the last token
     // of each sequence (what engines and generate() compute).
-    const std::int64_t tokens = checked_mul(job.context, job.concurrency);
+    std::int64_t tokens = checked_mul(job.context, job.concurrency);
+    if (a.prefill_chunk_tokens > 0) tokens = std::min(tokens, a.prefill_chunk_tokens);
     b.activations = ceil_div(prefill_activation_bytes(model, tokens, a), job.tp);
     b.logits = checked_product({model.vocab_size, job.concurrency, 4}, "the logits");
     return estimate;

@@ -382,7 +382,10 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         profile.context = profile.seq_len = profile_tokens;
         profile.concurrency = 1;
         if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
-        const MemoryBreakdown run = estimate_job(model, params, profile, a.memory).breakdown;
+        // The profile batch is one forward pass over all its tokens.
+        MemoryAssumptions engine_memory = a.memory;
+        engine_memory.prefill_chunk_tokens = 0;
+        const MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
         const std::int64_t weights = run.weights;
         const std::int64_t activation = run.activations;
         if (row.task == "activation_only") {

@@ -58,6 +58,10 @@ struct MemoryAssumptions {
   /// Mamba SSM state dtype; unset: the config's mamba_ssm_cache_dtype, else fp32.
   std::optional<Dtype> ssm_dtype;
   std::int64_t conv_state_bytes = 2;  ///< Mamba conv state element size (the model's bf16)
+  /// Serving: prompt tokens one forward pass takes at most (chunked prefill: vLLM's
+  /// max_num_batched_tokens, SGLang's chunked_prefill_size, both 8,192 by default on large
+  /// GPUs); 0 = the whole prompt at once (transformers' generate).
+  std::int64_t prefill_chunk_tokens = 8192;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)

@@ -244,3 +244,17 @@ TEST_CASE("longest context that fits beside the weights", "[fit][serve]") {
   })");
   CHECK(trace::longest_context(windowed, a, 1'000'000, 100'000, 2) == (1LL << 27));
 }
+
+TEST_CASE("serving prefill runs in chunks of prefill_chunk_tokens", "[job][serve]") {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 100'000;
+  job.concurrency = 2;
+  trace::MemoryAssumptions a;
+  // the widest layer saves 960 values per token (job_test.cpp); 8,192 tokens per pass, bf16
+  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 960LL * 8'192 * 2);
+  a.prefill_chunk_tokens = 0;  // the whole 200,000-token batch at once
+  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 960LL * 200'000 * 2);
+}
