@@ -58,7 +58,7 @@ Naming naming_for(const std::string& type) {
       return {"DeepSeek (model.*, MTP as model.layers.N+i)", "model.", "embed_tokens", true, {}, true};
     }
   }
-  if (type == "nemotron_h") {
+  if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
     return {"Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", "backbone.", "embeddings", false,
             {}, true};
   }
