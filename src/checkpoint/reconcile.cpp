@@ -212,4 +212,15 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   return result;
 }
 
+Reconciliation reconcile_model(const ModelDescription& model, const ParameterCount& params,
+                               const StorageEstimate& storage,
+                               const std::vector<SafetensorsHeader>& shards, std::string source) {
+  ReconcileOptions options;
+  options.storage = &storage;
+  if (model.quantization) options.packed_bits = model.quantization->bits;
+  Reconciliation result = reconcile(build_inventory(model), shards, params.total, options);
+  result.source = std::move(source);
+  return result;
+}
+
 }  // namespace trace::checkpoint

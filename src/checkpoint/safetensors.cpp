@@ -371,6 +371,30 @@ std::uint64_t checked_header_length(std::uint64_t length, std::uint64_t file_siz
   return length;
 }
 
+std::uint64_t header_bytes_needed(std::span<const unsigned char> file_start,
+                                  std::uint64_t file_size_or_0, std::string_view shard) {
+  if (file_start.size() < k_length_prefix_bytes) {
+    throw CheckpointError(fmt::format("{}: {} bytes read; the length prefix alone takes 8",
+                                      where(shard), file_start.size()));
+  }
+  const std::uint64_t length =
+      safetensors_header_length(file_start.first<k_length_prefix_bytes>());
+  return k_length_prefix_bytes + checked_header_length(length, file_size_or_0, shard);
+}
+
+SafetensorsHeader parse_safetensors_file_start(std::span<const unsigned char> file_start,
+                                               std::uint64_t file_size_or_0,
+                                               std::string_view shard) {
+  const std::uint64_t needed = header_bytes_needed(file_start, file_size_or_0, shard);
+  if (file_start.size() < needed) {
+    throw CheckpointError(fmt::format("{}: the header needs the first {} bytes, {} were read",
+                                      where(shard), needed, file_start.size()));
+  }
+  const std::string_view json(reinterpret_cast<const char*>(file_start.data()) + k_length_prefix_bytes,
+                              static_cast<std::size_t>(needed - k_length_prefix_bytes));
+  return parse_safetensors_header(json, file_size_or_0, shard);
+}
+
 SafetensorsHeader parse_safetensors_header(std::string_view json, std::uint64_t file_size_or_0,
                                            std::string_view shard) {
   checked_header_length(json.size(), file_size_or_0, shard);

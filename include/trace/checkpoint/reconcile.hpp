@@ -81,4 +81,10 @@ std::int64_t header_logical_params(const std::vector<SafetensorsHeader>& shards,
 Reconciliation reconcile(const Inventory& inventory, const std::vector<SafetensorsHeader>& shards,
                          std::int64_t trace_params, const ReconcileOptions& options = {});
 
+/// The whole pipeline for a model trace has already counted: builds the inventory, passes the
+/// storage estimate (for partial inventories) and the GPTQ/AWQ bit width, and sets `source`.
+Reconciliation reconcile_model(const ModelDescription& model, const ParameterCount& params,
+                               const StorageEstimate& storage,
+                               const std::vector<SafetensorsHeader>& shards, std::string source);
+
 }  // namespace trace::checkpoint

@@ -28,6 +28,12 @@ std::uint64_t safetensors_header_length(std::span<const unsigned char, 8> prefix
 std::uint64_t checked_header_length(std::uint64_t length, std::uint64_t file_size_or_0,
                                     std::string_view shard = "");
 
+/// For a reader holding the first bytes of a file (a Range read of, say, 256 KiB): how many bytes
+/// from the start hold the whole header, 8 + N, checked as above. Throws CheckpointError when
+/// fewer than 8 bytes are given.
+std::uint64_t header_bytes_needed(std::span<const unsigned char> file_start,
+                                  std::uint64_t file_size_or_0, std::string_view shard = "");
+
 /// One safetensors dtype: its name and bits per element (safetensors tensor.rs Dtype::bitsize).
 struct SafetensorsDtype {
   std::string_view name;
@@ -64,6 +70,12 @@ struct SafetensorsHeader {
 /// 8 + N + data_bytes == file size. Throws CheckpointError naming the shard and the tensor.
 SafetensorsHeader parse_safetensors_header(std::string_view json, std::uint64_t file_size_or_0,
                                            std::string_view shard = "");
+
+/// The header of a file from its first bytes (at least header_bytes_needed of them; more are
+/// ignored): the length prefix, then parse_safetensors_header on the N bytes after it.
+SafetensorsHeader parse_safetensors_file_start(std::span<const unsigned char> file_start,
+                                               std::uint64_t file_size_or_0,
+                                               std::string_view shard = "");
 
 struct DtypeTotals {
   std::string dtype;

@@ -239,3 +239,26 @@ TEST_CASE("a million tiny tensors parse in bounded time", "[checkpoint][safetens
   CHECK(header.data_bytes == count);
   CHECK(seconds < 60.0);  // about 1 s optimized; generous for sanitizer builds
 }
+
+TEST_CASE("a header from a file's first bytes: enough, too few, a lying prefix",
+          "[checkpoint][safetensors]") {
+  using trace::checkpoint::header_bytes_needed;
+  using trace::checkpoint::parse_safetensors_file_start;
+  const std::string json = header_json({{"w", "F32", {4}}});  // 16 data bytes
+  std::vector<unsigned char> file(8);
+  for (std::size_t i = 0; i < 8; ++i) file[i] = static_cast<unsigned char>((json.size() >> (8 * i)) & 0xff);
+  file.insert(file.end(), json.begin(), json.end());
+  file.resize(file.size() + 16, 0);
+  const std::uint64_t size = file.size();
+  const std::span<const unsigned char> bytes(file);
+  // Complete iff 8 + N <= bytes read (huggingface_hub#4602 was off by one here).
+  CHECK(header_bytes_needed(bytes.first(8), size) == 8 + json.size());
+  CHECK(parse_safetensors_file_start(bytes.first(8 + json.size()), size).tensors.size() == 1);
+  CHECK(parse_safetensors_file_start(bytes, size).data_bytes == 16);
+  CHECK_THROWS_WITH(parse_safetensors_file_start(bytes.first(8 + json.size() - 1), size),
+                    Catch::Contains("needs the first"));
+  CHECK_THROWS_AS(header_bytes_needed(bytes.first(7), size), CheckpointError);
+  // A prefix of 2^63 - 1 is refused from the 8 bytes alone.
+  std::vector<unsigned char> lying = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, '{', '}'};
+  CHECK_THROWS_AS(parse_safetensors_file_start(lying, 0), CheckpointError);
+}
