@@ -169,11 +169,11 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   for (std::size_t i = 0; i < seen.size(); ++i) {
     if (seen[i]) continue;
     ++result.only_in_trace_count;
-    if (result.only_in_trace.size() < options.max_names) {
-      result.only_in_trace.push_back(inventory.tensors[i].name);
-    }
+    result.only_in_trace.push_back(inventory.tensors[i].name);
   }
   std::sort(result.only_in_checkpoint.begin(), result.only_in_checkpoint.end());
+  std::sort(result.only_in_trace.begin(), result.only_in_trace.end());
+  keep_first(result.only_in_trace, options.max_names);
   std::sort(result.mismatches.begin(), result.mismatches.end(),
             [](const TensorMismatch& a, const TensorMismatch& b) { return a.name < b.name; });
   keep_first(result.only_in_checkpoint, options.max_names);

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <unordered_set>
 
 #include "trace/error.hpp"
 
@@ -294,20 +295,24 @@ private:
 // Names must be unique; offsets must tile [0, data_bytes) exactly (tensor.rs validate).
 void check_layout(SafetensorsHeader& header) {
   const std::vector<TensorHeader>& tensors = header.tensors;
-  std::vector<std::size_t> order(tensors.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return tensors[a].name < tensors[b].name; });
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    if (tensors[order[i]].name == tensors[order[i - 1]].name) {
+  std::unordered_set<std::string_view> names;
+  names.reserve(tensors.size());
+  for (const TensorHeader& tensor : tensors) {
+    if (!names.insert(tensor.name).second) {
       throw CheckpointError(fmt::format("{}: tensor '{}' appears twice", where(header.shard),
-                                        printable(tensors[order[i]].name)));
+                                        printable(tensor.name)));
     }
   }
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  const auto by_offset = [&](std::size_t a, std::size_t b) {
     return tensors[a].begin != tensors[b].begin ? tensors[a].begin < tensors[b].begin
                                                 : tensors[a].end < tensors[b].end;
-  });
+  };
+  std::vector<std::size_t> order(tensors.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Writers list tensors in offset order; sort only when this one did not.
+  if (!std::is_sorted(order.begin(), order.end(), by_offset)) {
+    std::sort(order.begin(), order.end(), by_offset);
+  }
   std::int64_t covered = 0;
   const TensorHeader* previous = nullptr;
   for (const std::size_t index : order) {
@@ -435,7 +440,7 @@ CheckpointSummary summarize(const std::vector<SafetensorsHeader>& shards) {
   for (const SafetensorsHeader& shard : shards) {
     ++summary.shards;
     for (const TensorHeader& tensor : shard.tensors) {
-      names.emplace_back(tensor.name, shard.shard);
+      if (shards.size() > 1) names.emplace_back(tensor.name, shard.shard);
       ++summary.tensors;
       add(summary.stored_elements, tensor.elements);
       add(summary.bytes, tensor.bytes());
@@ -451,12 +456,15 @@ CheckpointSummary summarize(const std::vector<SafetensorsHeader>& shards) {
       add(totals.bytes, tensor.bytes());
     }
   }
-  std::sort(names.begin(), names.end());
-  for (std::size_t i = 1; i < names.size(); ++i) {
-    if (names[i].first == names[i - 1].first) {
-      throw CheckpointError(fmt::format("safetensors headers: tensor '{}' is stored in both {} and {}",
-                                        printable(names[i].first), printable(names[i - 1].second),
-                                        printable(names[i].second)));
+  // Each shard's names are unique already (check_layout); only several shards can repeat one.
+  if (shards.size() > 1) {
+    std::sort(names.begin(), names.end());
+    for (std::size_t i = 1; i < names.size(); ++i) {
+      if (names[i].first == names[i - 1].first) {
+        throw CheckpointError(fmt::format(
+            "safetensors headers: tensor '{}' is stored in both {} and {}",
+            printable(names[i].first), printable(names[i - 1].second), printable(names[i].second)));
+      }
     }
   }
   for (auto& [dtype, totals] : by_dtype) summary.by_dtype.push_back(std::move(totals));
