@@ -18,6 +18,13 @@ public:
   using Error::Error;
 };
 
+/// A checkpoint file's contents are malformed or hostile (a safetensors header that lies about
+/// its length, shapes or offsets). Bad input like a bad config: exit code 2.
+class CheckpointError : public ConfigError {
+public:
+  using ConfigError::ConfigError;
+};
+
 /// A network or hub failure. Exit code 3.
 class FetchError : public Error {
 public:

@@ -1,35 +1,32 @@
 #include "checkpoint_layout.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "trace/checked_math.hpp"
+#include "trace/text_match.hpp"
 
 namespace trace::layout {
 
 namespace {
 
-// Module names follow the transformers / Nemotron-H checkpoints: a single-mixer block (Nemotron-H,
-// Mamba) calls its one module "mixer"; other blocks use the attention's own name, "mamba" for an
-// SSM beside it, and "mlp" for the FFN or MoE.
-struct Names {
-  std::string attention;
-  std::string ssm;
-  std::string ffn;
-};
-
-Names block_names(const std::string& prefix, const Block& block) {
-  if (block.single_mixer) {
-    const std::string mixer = prefix + ".mixer";
-    return {mixer, mixer, mixer};
+bool excluded(const ModeloptScheme& scheme, const std::string& name) {
+  for (const std::string& entry : scheme.exclude) {
+    if (entry == name || glob_match(entry, name)) return true;
+    // An entry naming a parent module covers its children.
+    if (name.size() > entry.size() && name.starts_with(entry) && name[entry.size()] == '.') {
+      return true;
+    }
   }
-  return {fmt::format("{}.{}", prefix, block.attention.name),
-          fmt::format("{}.{}", prefix, block.ssm ? block.ssm->name : "mamba"), prefix + ".mlp"};
+  return false;
 }
 
 void attention_linears(const std::string& at, const Attention& a, bool mtp,
                        std::vector<NamedLinear>& out) {
-  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols, bool router = false) {
-    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, router, false});
+  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols, bool router = false,
+                       bool bias = false) {
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, router, false, 1,
+                   LinearKind::attention, bias});
   };
   const std::int64_t h = a.input_dim;
   switch (a.kind) {
@@ -39,14 +36,14 @@ void attention_linears(const std::string& at, const Attention& a, bool mtp,
       const MlaShape& m = a.mla;
       const std::int64_t q_out = a.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
       if (m.q_lora_rank > 0) {
-        add("q_a_proj", m.q_lora_rank, h);
+        add("q_a_proj", m.q_lora_rank, h, false, a.q_bias);
         add("q_b_proj", q_out, m.q_lora_rank);
       } else {
-        add("q_proj", q_out, h);
+        add("q_proj", q_out, h, false, a.q_bias);
       }
-      add("kv_a_proj_with_mqa", m.kv_lora_rank + m.qk_rope_head_dim, h);
+      add("kv_a_proj_with_mqa", m.kv_lora_rank + m.qk_rope_head_dim, h, false, a.k_bias);
       add("kv_b_proj", a.num_heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank);
-      add("o_proj", a.output_dim, a.num_heads * m.v_head_dim);
+      add("o_proj", a.output_dim, a.num_heads * m.v_head_dim, false, a.o_bias);
       if (a.indexer) {
         add("indexer.wq_b", a.indexer->num_heads * a.indexer->head_dim, a.indexer->query_input_dim);
         add("indexer.wk", a.indexer->head_dim, h);
@@ -59,40 +56,43 @@ void attention_linears(const std::string& at, const Attention& a, bool mtp,
   const std::int64_t q = a.num_heads * a.head_dim;
   const std::int64_t kv = a.num_kv_heads * a.head_dim;
   if (a.fused_qkv) {
-    add("qkv_proj", q + 2 * kv, h);
+    add("qkv_proj", q + 2 * kv, h, false, a.q_bias || a.k_bias || a.v_bias);
   } else {
-    add("q_proj", a.output_gate ? 2 * q : q, h);
-    add("k_proj", kv, a.kv_input_dim);
-    add("v_proj", kv, a.kv_input_dim);
+    add("q_proj", a.output_gate ? 2 * q : q, h, false, a.q_bias);
+    add("k_proj", kv, a.kv_input_dim, false, a.k_bias);
+    add("v_proj", kv, a.kv_input_dim, false, a.v_bias);
   }
-  add("o_proj", a.output_dim, q);
+  add("o_proj", a.output_dim, q, false, a.o_bias);
 }
 
 void mlp_linears(const std::string& at, const Mlp& mlp, bool mtp, std::int64_t experts,
                  std::vector<NamedLinear>& out) {
-  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols) {
+  const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols, bool bias) {
     out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, experts > 0,
-                   experts > 0 ? experts : 1});
+                   experts > 0 ? experts : 1, LinearKind::mlp, bias});
   };
   switch (mlp.kind) {
     case MlpKind::none: return;
-    case MlpKind::linear: add("linear", mlp.input_dim, mlp.input_dim); return;
+    case MlpKind::linear: add("linear", mlp.input_dim, mlp.input_dim, false); return;
     case MlpKind::gated:
       if (mlp.fused_gate_up) {
-        add("gate_up_proj", 2 * mlp.intermediate, mlp.input_dim);
+        add("gate_up_proj", 2 * mlp.intermediate, mlp.input_dim, mlp.up_bias);
       } else {
-        add("gate_proj", mlp.intermediate, mlp.input_dim);
-        add("up_proj", mlp.intermediate, mlp.input_dim);
+        add("gate_proj", mlp.intermediate, mlp.input_dim, mlp.up_bias);
+        add("up_proj", mlp.intermediate, mlp.input_dim, mlp.up_bias);
       }
       break;
-    case MlpKind::plain: add("up_proj", mlp.intermediate, mlp.input_dim); break;
+    case MlpKind::plain: add("up_proj", mlp.intermediate, mlp.input_dim, mlp.up_bias); break;
   }
-  add("down_proj", mlp.input_dim, mlp.intermediate);
+  add("down_proj", mlp.input_dim, mlp.intermediate, mlp.down_bias);
 }
 
 void ssm_linears(const std::string& at, const Ssm& ssm, bool mtp, std::vector<NamedLinear>& out) {
   const auto add = [&](const char* leaf, std::int64_t rows, std::int64_t cols) {
-    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, false});
+    const std::string_view name = leaf;
+    const bool bias = name == "dt_proj" || (ssm.proj_bias && (name == "in_proj" || name == "out_proj"));
+    out.push_back({fmt::format("{}.{}", at, leaf), rows, cols, mtp, false, false, 1,
+                   LinearKind::ssm, bias});
   };
   switch (ssm.kind) {
     case SsmKind::mamba2: add("in_proj", ssm.in_proj_width(), ssm.hidden); break;
@@ -209,6 +209,15 @@ std::int64_t block_tensors(const Block& block) {
 
 }  // namespace
 
+ModuleNames module_names(const std::string& prefix, const Block& block) {
+  if (block.single_mixer) {
+    const std::string mixer = prefix + ".mixer";
+    return {mixer, mixer, mixer};
+  }
+  return {fmt::format("{}.{}", prefix, block.attention.name),
+          fmt::format("{}.{}", prefix, block.ssm ? block.ssm->name : "mamba"), prefix + ".mlp"};
+}
+
 std::vector<NamedLinear> named_linears(const ModelDescription& model) {
   std::vector<NamedLinear> out;
   for (const Stack& stack : model.stacks) {
@@ -218,7 +227,7 @@ std::vector<NamedLinear> named_linears(const ModelDescription& model) {
       const Block& block = stack.blocks[i];
       if (block.shared_weights) continue;
       const std::string prefix = fmt::format("{}.{}", base, i);
-      const Names names = block_names(prefix, block);
+      const ModuleNames names = module_names(prefix, block);
       attention_linears(names.attention, block.attention, stack.mtp, out);
       if (block.cross_attention) {
         attention_linears(fmt::format("{}.{}", prefix, block.cross_attention->name),
@@ -229,20 +238,22 @@ std::vector<NamedLinear> named_linears(const ModelDescription& model) {
       if (block.moe) {
         const Moe& moe = *block.moe;
         const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
-        out.push_back({names.ffn + ".gate", moe.num_experts, hidden, stack.mtp, true, false});
+        out.push_back({names.ffn + ".gate", moe.num_experts, hidden, stack.mtp, true, false, 1,
+                       LinearKind::mlp, moe.router_bias});
         mlp_linears(names.ffn + ".experts.*", moe.expert, stack.mtp, moe.num_experts, out);
         if (moe.shared) mlp_linears(names.ffn + ".shared_experts", *moe.shared, stack.mtp, 0, out);
         if (moe.latent_dim > 0) {
           out.push_back({names.ffn + ".fc1_latent_proj", moe.latent_dim, hidden, stack.mtp, false,
-                         false});
+                         false, 1, LinearKind::latent});
           out.push_back({names.ffn + ".fc2_latent_proj", hidden, moe.latent_dim, stack.mtp, false,
-                         false});
+                         false, 1, LinearKind::latent});
         }
       }
     }
   }
   if (model.has_lm_head && !model.tie_word_embeddings) {
-    out.push_back({"lm_head", model.vocab_size, model.embedding_dim, false, false, false});
+    out.push_back({"lm_head", model.vocab_size, model.embedding_dim, false, false, false, 1,
+                   LinearKind::head, model.lm_head_bias});
   }
   return out;
 }
@@ -262,6 +273,26 @@ std::int64_t tensor_count(const ModelDescription& model) {
   }
   for (const ExtraParameter& extra : model.extra_parameters) n += extra.op == "LayerNorm" ? 2 : 1;
   return n;
+}
+
+std::vector<std::pair<std::string, ModuleFormat>>::const_iterator first_at_or_after(
+    const ModeloptScheme& scheme, std::string_view name) {
+  return std::lower_bound(scheme.module_formats.begin(), scheme.module_formats.end(), name,
+                          [](const std::pair<std::string, ModuleFormat>& entry,
+                             std::string_view wanted) { return entry.first < wanted; });
+}
+
+ModuleFormat modelopt_format(const ModeloptScheme& scheme, const std::string& name, bool mtp,
+                             bool router) {
+  if (router) return ModuleFormat::unquantized;
+  const auto exact = first_at_or_after(scheme, name);
+  if (exact != scheme.module_formats.end() && exact->first == name) return exact->second;
+  for (const auto& [pattern, format] : scheme.module_patterns) {
+    if (glob_match(pattern, name)) return format;
+  }
+  // ModelOpt exports leave MTP layers at full precision unless its map names them.
+  if (mtp || excluded(scheme, name)) return ModuleFormat::unquantized;
+  return scheme.default_format;
 }
 
 }  // namespace trace::layout

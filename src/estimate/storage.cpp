@@ -159,41 +159,6 @@ std::int64_t mtp_router_buffers(const ModelDescription& model) {
   return elements;
 }
 
-bool excluded(const ModeloptScheme& scheme, const std::string& name) {
-  for (const std::string& entry : scheme.exclude) {
-    if (entry == name || glob_match(entry, name)) return true;
-    // An entry naming a parent module covers its children.
-    if (name.size() > entry.size() && name.starts_with(entry) && name[entry.size()] == '.') {
-      return true;
-    }
-  }
-  return false;
-}
-
-using FormatEntry = std::pair<std::string, ModuleFormat>;
-
-// First exact entry not before `name` (module_formats is sorted).
-std::vector<FormatEntry>::const_iterator first_at_or_after(const ModeloptScheme& scheme,
-                                                           std::string_view name) {
-  return std::lower_bound(scheme.module_formats.begin(), scheme.module_formats.end(), name,
-                          [](const FormatEntry& entry, std::string_view wanted) {
-                            return entry.first < wanted;
-                          });
-}
-
-ModuleFormat modelopt_format(const ModeloptScheme& scheme, const std::string& name, bool mtp,
-                             bool router) {
-  if (router) return ModuleFormat::unquantized;
-  const auto exact = first_at_or_after(scheme, name);
-  if (exact != scheme.module_formats.end() && exact->first == name) return exact->second;
-  for (const auto& [pattern, format] : scheme.module_patterns) {
-    if (glob_match(pattern, name)) return format;
-  }
-  // ModelOpt exports leave MTP layers at full precision unless its map names them.
-  if (mtp || excluded(scheme, name)) return ModuleFormat::unquantized;
-  return scheme.default_format;
-}
-
 // True when some pattern or exclude entry names a particular expert ("experts.7."), so each
 // expert has to be looked up on its own.
 bool names_single_experts(const ModeloptScheme& scheme) {
@@ -275,24 +240,24 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
   const bool single_experts_named = names_single_experts(scheme);
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
     if (linear.count == 1) {
-      account(linear, modelopt_format(scheme, linear.name, linear.mtp, linear.router), 1);
+      account(linear, layout::modelopt_format(scheme, linear.name, linear.mtp, linear.router), 1);
       continue;
     }
     // A group of routed experts: one lookup serves all unless the map names single experts.
     const std::size_t star = linear.name.find('*');
     const std::string prefix = linear.name.substr(0, star);
     const std::string suffix = linear.name.substr(star + 1);
-    const auto listed = first_at_or_after(scheme, prefix);
+    const auto listed = layout::first_at_or_after(scheme, prefix);
     const bool per_expert = single_experts_named || (listed != scheme.module_formats.end() &&
                                                      listed->first.starts_with(prefix));
     if (!per_expert) {
-      account(linear, modelopt_format(scheme, prefix + "0" + suffix, linear.mtp, false),
+      account(linear, layout::modelopt_format(scheme, prefix + "0" + suffix, linear.mtp, false),
               linear.count);
       continue;
     }
     for (std::int64_t e = 0; e < linear.count; ++e) {
       account(linear,
-              modelopt_format(scheme, fmt::format("{}{}{}", prefix, e, suffix), linear.mtp, false),
+              layout::modelopt_format(scheme, fmt::format("{}{}{}", prefix, e, suffix), linear.mtp, false),
               1);
     }
   }

@@ -3,6 +3,7 @@
 
 #include "trace/checked_math.hpp"
 #include "trace/dtype.hpp"
+#include "trace/render/checkpoint.hpp"
 #include "trace/render/render.hpp"
 
 namespace trace {
@@ -123,6 +124,7 @@ std::string render_json(const Report& report) {
   Json by_dtype = Json::object();
   for (const auto& [dtype, bytes] : storage.by_dtype) by_dtype[dtype] = bytes;
   out["checkpoint"] = {{"extra_tensors", extras}};
+  if (report.checkpoint) out["checkpoint"].update(checkpoint_json(*report.checkpoint));
   out["storage"] = {{"format", storage.format},
                     {"stored_elements", storage.stored_elements},
                     {"bytes", storage.bytes},

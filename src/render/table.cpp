@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sections.hpp"
+#include "trace/render/checkpoint.hpp"
 #include "trace/render/render.hpp"
 
 namespace trace {
@@ -81,6 +82,7 @@ std::string render_table(const Report& report) {
                        report.graph.seq_len);
     append_table(out, sections::graph_table(report));
   }
+  if (report.checkpoint) out += "\n" + render_checkpoint_text(*report.checkpoint);
   if (!report.notes.empty()) {
     out += "\nNOTES\n";
     for (const std::string& note : report.notes) out += "  - " + note + "\n";

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/checkpoint/reconcile.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
@@ -65,6 +66,9 @@ struct Report {
   std::optional<JobVerdict> job;
   /// The training knobs the full fine-tune and LoRA tables follow (ReportRequest::training).
   std::optional<Job> training;
+  /// The model's safetensors headers set against trace's tensor inventory, when the caller read
+  /// them (checkpoint::reconcile); rendered into `checkpoint` and a CHECKPOINT section.
+  std::optional<checkpoint::Reconciliation> checkpoint;
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 

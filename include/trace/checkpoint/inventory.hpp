@@ -1,0 +1,45 @@
+#pragma once
+/// The structure-derived tensor inventory: every tensor trace expects in the model's safetensors
+/// files, with the checkpoint's own name, shape and dtype, built from the ModelDescription (and
+/// its quantization) alone. Reconciliation sets it against the real headers (reconcile.hpp).
+/// Naming rules and formats covered: docs/checkpoint.md.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/model/model_description.hpp"
+
+namespace trace::checkpoint {
+
+struct ExpectedTensor {
+  std::string name;                 ///< as stored: "model.layers.0.self_attn.q_proj.weight"
+  std::vector<std::int64_t> shape;  ///< as stored (a packed NVFP4 weight: [rows, cols / 2])
+  std::string_view dtype;           ///< safetensors dtype name (static storage)
+  /// Model parameters this tensor holds, unpacked (an NVFP4 U8 [r, c/2] holds r x c); 0 for
+  /// scales and other tensors that are not parameters.
+  std::int64_t logical_params = 0;
+  std::int64_t elements() const;
+  std::int64_t bytes() const;
+};
+
+struct Inventory {
+  std::vector<ExpectedTensor> tensors;
+  /// True when every tensor of the checkpoint is expected by name (the family's naming and the
+  /// quantization's tensor layout are both known). When false, reconciliation compares totals
+  /// and components only and lists no names as missing or unexpected.
+  bool complete = false;
+  std::string naming;              ///< the naming rules used, e.g. "transformers (model.*)"
+  std::vector<std::string> gaps;   ///< why the inventory is partial
+  std::string layer_prefix;        ///< "model.layers." or "backbone.layers."
+  std::int64_t main_layers = 0;    ///< DeepSeek stores MTP layers as layers.{main_layers + i}
+};
+
+/// The tensors the model's checkpoint holds. Throws ConfigError only on overflow.
+Inventory build_inventory(const ModelDescription& model);
+
+/// The component a checkpoint tensor name belongs to, by name pattern: embedding, attention, ssm,
+/// mlp, experts, router, norm, head, vision, mtp or other. Scales go with their module.
+std::string component_of(std::string_view name, const Inventory& inventory);
+
+}  // namespace trace::checkpoint

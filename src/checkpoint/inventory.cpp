@@ -1,0 +1,416 @@
+// The expected tensor table. Linear weights and their names come from layout::named_linears (the
+// same table ModelOpt storage uses); this file adds what is not a Linear (norms, biases, Mamba
+// vectors, router buffers, MTP extras), the wrapper prefix each family's checkpoint uses, and
+// each quantization format's tensors per Linear (the rules of estimate/storage.cpp, written out
+// tensor by tensor). Families whose checkpoint spelling differs from trace's module names get a
+// short rename table; families not listed here yield a partial inventory.
+#include "trace/checkpoint/inventory.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "../estimate/checkpoint_layout.hpp"
+#include "trace/checked_math.hpp"
+#include "trace/checkpoint/safetensors.hpp"
+
+namespace trace::checkpoint {
+
+namespace {
+
+// A checkpoint spelling of one of trace's module names, applied to names containing `scope`.
+struct Rename {
+  std::string_view scope;
+  std::string_view from;
+  std::string_view to;
+};
+
+struct Naming {
+  std::string_view label;
+  std::string_view root;       // wrapper prefix of the decoder: "model." or "backbone."
+  std::string_view embedding;  // module name of the token embedding
+  bool mtp_after_layers = false;  // DeepSeek: MTP layer i is stored as layers.{main + i}
+  std::vector<Rename> renames;
+  bool known = true;
+};
+
+Naming naming_for(const std::string& type) {
+  for (const char* plain : {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe"}) {
+    if (type == plain) return {"transformers (model.*)", "model.", "embed_tokens", false, {}, true};
+  }
+  if (type == "mixtral") {
+    // MixtralSparseMoeBlock: block_sparse_moe.gate, experts.E.w1 (gate) / w3 (up) / w2 (down).
+    return {"transformers Mixtral (model.*, block_sparse_moe, w1/w2/w3)", "model.", "embed_tokens",
+            false,
+            {{"", ".mlp.gate.", ".block_sparse_moe.gate."},
+             {"", ".mlp.experts.", ".block_sparse_moe.experts."},
+             {".block_sparse_moe.experts.", ".gate_proj.", ".w1."},
+             {".block_sparse_moe.experts.", ".up_proj.", ".w3."},
+             {".block_sparse_moe.experts.", ".down_proj.", ".w2."}},
+            true};
+  }
+  if (type == "qwen2_moe") {
+    // Qwen2MoeSparseMoeBlock: one shared_expert (singular) behind shared_expert_gate.
+    return {"transformers Qwen2-MoE (model.*, shared_expert)", "model.", "embed_tokens", false,
+            {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}}, true};
+  }
+  for (const char* deepseek : {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}) {
+    if (type == deepseek) {
+      return {"DeepSeek (model.*, MTP as model.layers.N+i)", "model.", "embed_tokens", true, {}, true};
+    }
+  }
+  if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
+    return {"Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", "backbone.", "embeddings", false,
+            {}, true};
+  }
+  return {"transformers (model.*), unchecked for this family", "model.", "embed_tokens", false, {},
+          false};
+}
+
+struct BaseDtype {
+  std::string_view name;
+  std::int64_t bits;
+};
+
+BaseDtype base_dtype(const ModelDescription& model) {
+  if (model.torch_dtype == "float32") return {"F32", 32};
+  if (model.torch_dtype == "float16") return {"F16", 16};
+  return {"BF16", 16};  // storage.cpp's default too
+}
+
+bool ends_with(std::string_view text, std::string_view tail) {
+  return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
+}
+
+class Builder {
+public:
+  Builder(const ModelDescription& model, Inventory& inventory)
+      : model_(model), inventory_(inventory), naming_(naming_for(model.model_type)),
+        base_(base_dtype(model)) {
+    inventory_.naming = std::string(naming_.label);
+    inventory_.layer_prefix = std::string(naming_.root) + "layers.";
+    if (!naming_.known) {
+      gap(fmt::format("checkpoint names of model_type '{}' are not modelled tensor by tensor",
+                      model.model_type));
+    }
+    if (model.quantization && model.quantization->format == QuantFormat::modelopt) {
+      for (const Stack& stack : model.stacks) {
+        for (const Block& block : stack.blocks) {
+          if (block.moe && block.moe->router_fp32) fp32_routers_ = true;
+        }
+      }
+    }
+  }
+
+  void build() {
+    add(std::string(naming_.root) + std::string(naming_.embedding) + ".weight",
+        {model_.vocab_size, model_.embedding_dim}, base_.name, true);
+    if (model_.learned_positions > 0 || model_.token_types > 0 || model_.embedding_norm) {
+      gap("position / token-type embeddings and embedding norms are not named");
+    }
+    for (const layout::NamedLinear& linear : layout::named_linears(model_)) emit_linear(linear);
+    for (const Stack& stack : model_.stacks) {
+      if (stack.vision) {
+        gap("vision tower tensors are not named");
+        continue;
+      }
+      for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
+        emit_block(stack, fmt::format("{}.{}", stack.mtp ? "mtp.layers" : "layers", i),
+                   stack.blocks[i]);
+      }
+      if (stack.final_norm) {
+        if (stack.mtp) {
+          gap("an MTP stack's own final norm is not named");
+        } else {
+          norm(std::string(naming_.root) + stack.final_norm->name, *stack.final_norm, false);
+        }
+      }
+    }
+    for (const ExtraParameter& extra : model_.extra_parameters) emit_extra(extra);
+    if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
+    inventory_.complete = inventory_.gaps.empty();
+  }
+
+private:
+  void gap(std::string why) {
+    if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
+      inventory_.gaps.push_back(std::move(why));
+    }
+  }
+
+  // trace's layout name ("layers.3.self_attn.q_proj.weight") -> the checkpoint's.
+  std::string full_name(const std::string& layout_name) const {
+    std::string name;
+    if (layout_name.starts_with("layers.")) {
+      name = std::string(naming_.root) + layout_name;
+    } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
+      const std::size_t digits = std::string_view("mtp.layers.").size();
+      const std::size_t dot = layout_name.find('.', digits);
+      const std::int64_t index = std::stoll(layout_name.substr(digits, dot - digits));
+      name = fmt::format("{}layers.{}{}", naming_.root, inventory_.main_layers + index,
+                         dot == std::string::npos ? "" : layout_name.substr(dot));
+    } else {
+      name = layout_name;
+    }
+    if (naming_.renames.empty()) return name;
+    name += '.';  // so a rename can match a module name at the end ("...mlp.gate" + ".weight")
+    for (const Rename& rename : naming_.renames) {
+      if (!rename.scope.empty() && name.find(rename.scope) == std::string::npos) continue;
+      const std::size_t at = name.find(rename.from);
+      if (at != std::string::npos) name.replace(at, rename.from.size(), rename.to);
+    }
+    name.pop_back();
+    return name;
+  }
+
+  void add(std::string name, std::vector<std::int64_t> shape, std::string_view dtype,
+           bool parameter, std::int64_t logical = -1) {
+    ExpectedTensor tensor{std::move(name), std::move(shape), dtype, 0};
+    tensor.logical_params = !parameter ? 0 : logical >= 0 ? logical : tensor.elements();
+    inventory_.tensors.push_back(std::move(tensor));
+  }
+
+  void norm(const std::string& at, const Norm& norm, bool layout) {
+    const std::string name = layout ? full_name(at) : at;
+    switch (norm.kind) {
+      case NormKind::layer_norm_no_affine: return;
+      case NormKind::layer_norm:
+        add(name + ".weight", {norm.dim}, base_.name, true);
+        add(name + ".bias", {norm.dim}, base_.name, true);
+        return;
+      case NormKind::rms_norm:
+      case NormKind::layer_norm_no_bias: add(name + ".weight", {norm.dim}, base_.name, true); return;
+    }
+  }
+
+  bool quantizes(const layout::NamedLinear& linear, const Quantization& q) const {
+    if (linear.router || linear.kind == layout::LinearKind::ssm ||
+        linear.kind == layout::LinearKind::latent || linear.kind == layout::LinearKind::head) {
+      return false;
+    }
+    if (q.format == QuantFormat::mxfp4) return linear.expert;
+    if (linear.kind == layout::LinearKind::attention) return q.attention_quantized;
+    return true;
+  }
+
+  void emit_linear(const layout::NamedLinear& linear) {
+    if (linear.count == 1) {
+      emit_one(linear, linear.name);
+      return;
+    }
+    const std::size_t star = linear.name.find('*');
+    const std::string head = linear.name.substr(0, star);
+    const std::string tail = linear.name.substr(star + 1);
+    for (std::int64_t e = 0; e < linear.count; ++e) emit_one(linear, fmt::format("{}{}{}", head, e, tail));
+  }
+
+  void emit_one(const layout::NamedLinear& linear, const std::string& layout_name) {
+    const std::string name = full_name(layout_name);
+    const std::int64_t r = linear.rows;
+    const std::int64_t c = linear.cols;
+    const std::int64_t values = checked_mul(r, c, "the tensor inventory");
+    if (linear.bias) add(name + ".bias", {r}, base_.name, true);
+    if (!model_.quantization) {
+      add(name + ".weight", {r, c}, base_.name, true);
+      return;
+    }
+    const Quantization& q = *model_.quantization;
+    if (q.format == QuantFormat::modelopt) {
+      const ModeloptScheme& scheme = *q.modelopt;
+      switch (layout::modelopt_format(scheme, layout_name, linear.mtp, linear.router)) {
+        case ModuleFormat::unquantized: {
+          const bool fp32 = fp32_routers_ && linear.router && ends_with(layout_name, ".gate");
+          add(name + ".weight", {r, c}, fp32 ? "F32" : base_.name, true);
+          return;
+        }
+        case ModuleFormat::nvfp4:
+          add(name + ".weight", {r, ceil_div(c, 2)}, "U8", true, values);
+          add(name + ".weight_scale", {r, ceil_div(c, scheme.group_size)}, "F8_E4M3", false);
+          add(name + ".weight_scale_2", {}, "F32", false);
+          add(name + ".input_scale", {}, "F32", false);
+          return;
+        case ModuleFormat::fp8:
+          add(name + ".weight", {r, c}, "F8_E4M3", true);
+          add(name + ".weight_scale", {}, "F32", false);
+          add(name + ".input_scale", {}, "F32", false);
+          return;
+      }
+    }
+    if (!quantizes(linear, q)) {
+      add(name + ".weight", {r, c}, base_.name, true);
+      return;
+    }
+    const std::int64_t groups = q.group_size < 0 ? 1 : ceil_div(c, q.group_size);
+    const std::int64_t per_int32 = 32 / q.bits;
+    switch (q.format) {
+      case QuantFormat::fp8_block:
+        add(name + ".weight", {r, c}, "F8_E4M3", true);
+        add(name + ".weight_scale_inv", {ceil_div(r, q.block_rows), ceil_div(c, q.block_cols)},
+            "F32", false);
+        return;
+      case QuantFormat::gptq:  // AutoGPTQ: input dimension packed into int32 rows
+        add(name + ".qweight", {ceil_div(c, per_int32), r}, "I32", true, values);
+        add(name + ".qzeros", {groups, ceil_div(r, per_int32)}, "I32", false);
+        add(name + ".scales", {groups, r}, "F16", false);
+        add(name + ".g_idx", {c}, "I32", false);
+        return;
+      case QuantFormat::awq:  // AutoAWQ: output dimension packed
+        add(name + ".qweight", {c, ceil_div(r, per_int32)}, "I32", true, values);
+        add(name + ".qzeros", {groups, ceil_div(r, per_int32)}, "I32", false);
+        add(name + ".scales", {groups, r}, "F16", false);
+        return;
+      default:
+        gap(fmt::format("the {} tensor layout is not modelled tensor by tensor; totals come from "
+                        "the storage estimate",
+                        q.method.empty() ? "quantized" : q.method));
+        add(name + ".weight", {r, c}, base_.name, true);
+        return;
+    }
+  }
+
+  void emit_block(const Stack& stack, const std::string& prefix, const Block& block) {
+    if (block.shared_weights) return;
+    const layout::ModuleNames names = layout::module_names(prefix, block);
+    for (const Norm& n : block.norms) norm(prefix + "." + n.name, n, true);
+    const Attention& a = block.attention;
+    if (a.q_norm) norm(names.attention + "." + a.q_norm->name, *a.q_norm, true);
+    if (a.k_norm) norm(names.attention + "." + a.k_norm->name, *a.k_norm, true);
+    if (a.sinks) add(full_name(names.attention + ".sinks"), {a.num_heads}, base_.name, true);
+    if (a.relative_attention_buckets > 0) gap("relative-position bias tables are not named");
+    if (a.kind == AttentionKind::mla) {
+      if (a.mla.q_lora_rank > 0) {
+        add(full_name(names.attention + ".q_a_layernorm.weight"), {a.mla.q_lora_rank}, base_.name, true);
+      }
+      add(full_name(names.attention + ".kv_a_layernorm.weight"), {a.mla.kv_lora_rank}, base_.name, true);
+      if (a.indexer) {
+        add(full_name(names.attention + ".indexer.k_norm.weight"), {a.indexer->head_dim}, base_.name, true);
+        add(full_name(names.attention + ".indexer.k_norm.bias"), {a.indexer->head_dim}, base_.name, true);
+      }
+    }
+    const bool kv_scales = model_.quantization && model_.quantization->modelopt &&
+                           model_.quantization->modelopt->kv_scales_stored && !stack.mtp &&
+                           stack.causal &&
+                           (a.kind == AttentionKind::standard || a.kind == AttentionKind::mla);
+    if (kv_scales) {
+      add(full_name(names.attention + ".k_proj.k_scale"), {}, "F32", false);
+      add(full_name(names.attention + ".v_proj.v_scale"), {}, "F32", false);
+    }
+    if (block.cross_attention) gap("cross-attention tensors beyond the Linears are not named");
+    if (block.ssm) emit_ssm(names.ssm, *block.ssm);
+    if (block.moe) {
+      const Moe& moe = *block.moe;
+      const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
+      if (moe.router_correction_bias) {
+        // A buffer, stored F32 whatever the checkpoint's dtype; trace counts it as a parameter.
+        add(full_name(names.ffn + ".gate.e_score_correction_bias"), {moe.num_experts}, "F32", true);
+      }
+      if (moe.shared_expert_gate) {
+        add(full_name(names.ffn + ".shared_expert_gate.weight"), {1, hidden}, base_.name, true);
+      }
+    }
+  }
+
+  void emit_ssm(const std::string& at, const Ssm& ssm) {
+    if (ssm.kind != SsmKind::mamba2) {
+      gap("non-Linear tensors of this SSM kind are not named");
+      return;
+    }
+    const std::int64_t conv = ssm.conv_channels();
+    add(full_name(at + ".conv1d.weight"), {conv, 1, ssm.conv_kernel}, base_.name, true);
+    if (ssm.conv_bias) add(full_name(at + ".conv1d.bias"), {conv}, base_.name, true);
+    for (const char* leaf : {".A_log", ".D", ".dt_bias"}) {
+      add(full_name(at + leaf), {ssm.num_heads}, base_.name, true);
+    }
+    if (ssm.gated_norm) add(full_name(at + ".norm.weight"), {ssm.inner}, base_.name, true);
+  }
+
+  // MTP extras carry their full checkpoint names already (families/moe_common.cpp, nemotron_h.cpp).
+  void emit_extra(const ExtraParameter& extra) {
+    const std::int64_t h = model_.hidden_size;
+    const std::string& name = extra.name;
+    if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
+        ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
+      add(name + ".weight", {extra.params}, base_.name, true);
+    } else if (ends_with(name, ".eh_proj")) {
+      add(name + ".weight", {h, 2 * h}, base_.name, true);
+    } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
+      add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
+    } else {
+      gap(fmt::format("tensor '{}' ({}) is not named", name, extra.op));
+    }
+  }
+
+  const ModelDescription& model_;
+  Inventory& inventory_;
+  Naming naming_;
+  BaseDtype base_;
+  bool fp32_routers_ = false;
+};
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+}  // namespace
+
+std::int64_t ExpectedTensor::elements() const {
+  std::int64_t product = 1;
+  for (const std::int64_t dim : shape) product = checked_mul(product, dim, "the tensor inventory");
+  return product;
+}
+
+std::int64_t ExpectedTensor::bytes() const {
+  const SafetensorsDtype* row = find_safetensors_dtype(dtype);
+  const std::int64_t bits = checked_mul(elements(), row != nullptr ? row->bits : 16, "the tensor inventory");
+  return ceil_div(bits, 8);
+}
+
+Inventory build_inventory(const ModelDescription& model) {
+  Inventory inventory;
+  // The layer count first: DeepSeek MTP names follow the main stack.
+  for (const Stack& stack : model.stacks) {
+    if (!stack.mtp && !stack.vision) inventory.main_layers = static_cast<std::int64_t>(stack.blocks.size());
+  }
+  Builder builder(model, inventory);
+  builder.build();
+  return inventory;
+}
+
+std::string component_of(std::string_view name, const Inventory& inventory) {
+  if (name.starts_with("mtp.")) return "mtp";
+  if (inventory.main_layers > 0 && name.starts_with(inventory.layer_prefix)) {
+    const std::string_view rest = name.substr(inventory.layer_prefix.size());
+    std::int64_t index = 0;
+    std::size_t digits = 0;
+    while (digits < rest.size() && digits < 12 && rest[digits] >= '0' && rest[digits] <= '9') {
+      index = index * 10 + (rest[digits] - '0');
+      ++digits;
+    }
+    if (digits > 0 && index >= inventory.main_layers) return "mtp";
+  }
+  if (contains(name, "visual") || contains(name, "vision")) return "vision";
+  if (name.starts_with("lm_head")) return "head";
+  if (contains(name, "embed")) return "embedding";
+  const std::size_t experts = name.find(".experts.");
+  if (experts != std::string_view::npos && experts + 9 < name.size() && name[experts + 9] >= '0' &&
+      name[experts + 9] <= '9') {
+    return "experts";
+  }
+  if (contains(name, "norm")) return "norm";
+  if (contains(name, "shared_expert")) return "mlp";
+  if (contains(name, ".gate.")) return "router";
+  if (contains(name, "attn") || contains(name, "attention") || contains(name, "q_proj") ||
+      contains(name, "k_proj") || contains(name, "v_proj") || contains(name, "o_proj")) {
+    return "attention";
+  }
+  if (contains(name, "mixer.") || contains(name, "mamba")) {
+    if (contains(name, "up_proj") || contains(name, "down_proj") || contains(name, "latent")) return "mlp";
+    return "ssm";
+  }
+  if (contains(name, "mlp") || contains(name, "block_sparse_moe") || contains(name, "feed_forward") ||
+      contains(name, "proj")) {
+    return "mlp";
+  }
+  return "other";
+}
+
+}  // namespace trace::checkpoint

@@ -1,0 +1,340 @@
+// Reconciliation of trace's tensor inventory with safetensors headers written here from the
+// published tensor layouts (transformers' LlamaForCausalLM module names; the Nemotron 3 Nano
+// NVFP4 layout of docs and tests/data/configs/SOURCES-nvfp4.md): a faithful checkpoint agrees to
+// the tensor, a doctored one is named tensor by tensor, and a packed NVFP4 checkpoint shows no
+// bogus parameter delta. Every expected number is derived by hand in the comments.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "header_builder.hpp"
+#include "test_data.hpp"
+#include "trace/checkpoint/inventory.hpp"
+#include "trace/checkpoint/reconcile.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/render/checkpoint.hpp"
+
+namespace {
+
+using trace::checkpoint::Reconciliation;
+using trace::test::TensorSpec;
+
+// A small Llama: vocab 1000, hidden 64, 2 layers, 4 heads of 16, 2 KV heads, MLP 128, untied.
+constexpr const char* k_tiny_llama = R"({
+  "model_type": "llama", "vocab_size": 1000, "hidden_size": 64, "num_hidden_layers": 2,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "max_position_embeddings": 256
+})";
+
+// LlamaForCausalLM's state dict, written from transformers' module names.
+std::vector<TensorSpec> tiny_llama_tensors() {
+  std::vector<TensorSpec> t = {{"model.embed_tokens.weight", "BF16", {1000, 64}}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = fmt::format("model.layers.{}.", i);
+    t.push_back({p + "input_layernorm.weight", "BF16", {64}});
+    t.push_back({p + "self_attn.q_proj.weight", "BF16", {64, 64}});  // 4 heads x 16
+    t.push_back({p + "self_attn.k_proj.weight", "BF16", {32, 64}});  // 2 KV heads x 16
+    t.push_back({p + "self_attn.v_proj.weight", "BF16", {32, 64}});
+    t.push_back({p + "self_attn.o_proj.weight", "BF16", {64, 64}});
+    t.push_back({p + "post_attention_layernorm.weight", "BF16", {64}});
+    t.push_back({p + "mlp.gate_proj.weight", "BF16", {128, 64}});
+    t.push_back({p + "mlp.up_proj.weight", "BF16", {128, 64}});
+    t.push_back({p + "mlp.down_proj.weight", "BF16", {64, 128}});
+  }
+  t.push_back({"model.norm.weight", "BF16", {64}});
+  t.push_back({"lm_head.weight", "BF16", {1000, 64}});
+  return t;
+}
+
+// Two shards, as an index would split them.
+std::vector<trace::checkpoint::SafetensorsHeader> shards_of(const std::vector<TensorSpec>& all) {
+  const auto half = all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2);
+  return {trace::checkpoint::parse_safetensors_header(
+              trace::test::header_json({all.begin(), half}), 0, "model-00001-of-00002.safetensors"),
+          trace::checkpoint::parse_safetensors_header(
+              trace::test::header_json({half, all.end()}), 0, "model-00002-of-00002.safetensors")};
+}
+
+Reconciliation reconcile_config(const std::string& config, const std::vector<TensorSpec>& tensors,
+                                const std::string& quant = {}) {
+  const trace::ModelDescription model = trace::parse_model_config(config, quant);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::StorageEstimate storage = trace::estimate_storage(model, params);
+  trace::checkpoint::ReconcileOptions options;
+  options.storage = &storage;
+  Reconciliation r = trace::checkpoint::reconcile(trace::checkpoint::build_inventory(model),
+                                                  shards_of(tensors), params.total, options);
+  r.source = "synthetic";
+  return r;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+}  // namespace
+
+TEST_CASE("a faithful Llama checkpoint reconciles to zero everywhere", "[checkpoint][reconcile]") {
+  const Reconciliation r = reconcile_config(k_tiny_llama, tiny_llama_tensors());
+  // Parameters: embedding 1000 x 64 = 64,000; per layer q 4,096 + k 2,048 + v 2,048 + o 4,096 +
+  // MLP 3 x 8,192 + two norms 128 = 36,992, x 2 = 73,984; final norm 64; head 64,000.
+  // 64,000 + 73,984 + 64 + 64,000 = 202,048, two bytes each; 1 + 2 x 9 + 2 = 21 tensors.
+  CHECK(r.trace_params == 202'048);
+  CHECK(r.logical_params == 202'048);
+  CHECK(r.delta_params == 0);
+  CHECK(r.found.tensors == 21);
+  CHECK(r.found.stored_elements == 202'048);
+  CHECK(r.found.bytes == 404'096);
+  CHECK(r.expected == r.found);
+  CHECK(r.inventory_complete);
+  CHECK(r.only_in_checkpoint_count == 0);
+  CHECK(r.only_in_trace_count == 0);
+  CHECK(r.mismatch_count == 0);
+  CHECK(r.explanations.empty());  // nothing packed, no scales
+  for (const auto& component : r.components) {
+    INFO(component.component);
+    CHECK(component.agrees());
+  }
+  CHECK(r.agrees());
+
+  const nlohmann::json json = trace::checkpoint_json(r);
+  CHECK(json["tensors"] == 21);
+  CHECK(json["bytes"] == 404'096);
+  CHECK(json["stored_elements"] == 202'048);
+  CHECK(json["logical_params"] == 202'048);
+  CHECK(json["delta_params"] == 0);
+  CHECK(json["by_dtype"]["BF16"]["bytes"] == 404'096);
+  CHECK(json["unmatched"]["only_in_checkpoint"]["count"] == 0);
+  CHECK(json["source"] == "synthetic");
+  CHECK(json["agrees"] == true);
+  CHECK_THAT(trace::render_checkpoint_text(r), Catch::Contains("agrees"));
+}
+
+TEST_CASE("a doctored Llama checkpoint names the tensors that differ", "[checkpoint][reconcile]") {
+  std::vector<TensorSpec> tensors = tiny_llama_tensors();
+  const auto find = [&](const std::string& name) {
+    return std::find_if(tensors.begin(), tensors.end(),
+                        [&](const TensorSpec& spec) { return spec.name == name; });
+  };
+  find("model.layers.1.mlp.up_proj.weight")->name = "model.layers.1.mlp.upproj.weight";  // renamed
+  tensors.erase(find("model.layers.0.post_attention_layernorm.weight"));                 // missing
+  find("model.layers.0.self_attn.k_proj.weight")->shape = {64, 64};                     // wrong shape
+  const Reconciliation r = reconcile_config(k_tiny_llama, tensors);
+
+  CHECK(r.only_in_checkpoint_count == 1);
+  CHECK(has(r.only_in_checkpoint, "model.layers.1.mlp.upproj.weight"));
+  CHECK(r.only_in_trace_count == 2);
+  CHECK(has(r.only_in_trace, "model.layers.1.mlp.up_proj.weight"));
+  CHECK(has(r.only_in_trace, "model.layers.0.post_attention_layernorm.weight"));
+  REQUIRE(r.mismatch_count == 1);
+  CHECK(r.mismatches[0].name == "model.layers.0.self_attn.k_proj.weight");
+  CHECK(r.mismatches[0].expected == "BF16 [32, 64]");
+  CHECK(r.mismatches[0].found == "BF16 [64, 64]");
+  // The renamed tensor keeps its 8,192 elements; the missing norm takes 64; k_proj gains
+  // 4,096 - 2,048 = 2,048: +1,984 parameters, one tensor fewer.
+  CHECK(r.delta_params == 1'984);
+  CHECK(r.found.tensors == 20);
+  CHECK(!r.agrees());
+  const auto norm = std::find_if(r.components.begin(), r.components.end(),
+                                 [](const auto& c) { return c.component == "norm"; });
+  REQUIRE(norm != r.components.end());
+  CHECK(norm->expected.tensors == 5);
+  CHECK(norm->found.tensors == 4);
+
+  const std::string text = trace::render_checkpoint_text(r);
+  CHECK_THAT(text, Catch::Contains("model.layers.1.mlp.upproj.weight"));
+  CHECK_THAT(text, Catch::Contains("model.layers.0.post_attention_layernorm.weight"));
+  CHECK_THAT(text, Catch::Contains("k_proj"));
+  const nlohmann::json json = trace::checkpoint_json(r);
+  CHECK(json["unmatched"]["only_in_trace"]["count"] == 2);
+  CHECK(json["unmatched"]["mismatched"]["tensors"][0]["found"] == "BF16 [64, 64]");
+  CHECK(json["delta_params"] == 1'984);
+}
+
+TEST_CASE("the names list is capped, the counts are not", "[checkpoint][reconcile]") {
+  std::vector<TensorSpec> tensors = tiny_llama_tensors();
+  for (TensorSpec& spec : tensors) spec.name = "renamed." + spec.name;
+  const Reconciliation r = reconcile_config(k_tiny_llama, tensors);
+  CHECK(r.only_in_checkpoint_count == 21);
+  CHECK(r.only_in_checkpoint.size() == 10);
+  CHECK(r.only_in_trace_count == 21);
+  CHECK(r.only_in_trace.size() == 10);
+  CHECK(r.delta_params == 0);  // the same tensors under other names
+}
+
+namespace {
+
+// Nemotron-3-Nano-30B-A3B-NVFP4's hf_quant_config.json (as in tests/unit/estimate/modelopt_test.cpp):
+// NVFP4 everywhere but lm_head, the attention layers, the Mamba layer before each, and the convs.
+std::string nano_hf_quant_config() {
+  nlohmann::json exclude = nlohmann::json::array({"lm_head"});
+  for (const int layer : {4, 11, 18, 25, 32, 41}) {
+    exclude.push_back(fmt::format("backbone.layers.{}.mixer.in_proj", layer));
+    exclude.push_back(fmt::format("backbone.layers.{}.mixer.out_proj", layer));
+    for (const char* leaf : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
+      exclude.push_back(fmt::format("backbone.layers.{}.mixer.{}", layer + 1, leaf));
+    }
+  }
+  for (const int layer : {0, 2, 4, 7, 9, 11, 14, 16, 18, 21, 23, 25, 28, 30, 32, 35, 37, 39, 41,
+                          44, 46, 48, 50}) {
+    exclude.push_back(fmt::format("backbone.layers.{}.mixer.conv1d", layer));
+  }
+  const nlohmann::json file = {
+      {"producer", {{"name", "modelopt"}, {"version", "0.29.0"}}},
+      {"quantization",
+       {{"quant_algo", "NVFP4"}, {"kv_cache_quant_algo", "FP8"}, {"group_size", 16},
+        {"exclude_modules", exclude}}}};
+  return file.dump();
+}
+
+// The Nano NVFP4 checkpoint's tensors, from the published layout (nemotron.md sections 3 and 6:
+// Mamba-2 mixer, GQA attention, ReLU^2 MoE with an F32 router, NVFP4 per Linear as
+// U8 [out, in/2] + F8_E4M3 [out, in/16] + two F32 scalars; no KV scales in Nano).
+std::vector<TensorSpec> nano_nvfp4_tensors() {
+  const std::string pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+  const std::vector<int> bf16_mamba = {4, 11, 18, 25, 32, 41};
+  std::vector<TensorSpec> t = {{"backbone.embeddings.weight", "BF16", {131072, 2688}}};
+  const auto nvfp4 = [&](const std::string& name, std::int64_t out, std::int64_t in) {
+    t.push_back({name + ".weight", "U8", {out, in / 2}});
+    t.push_back({name + ".weight_scale", "F8_E4M3", {out, in / 16}});
+    t.push_back({name + ".weight_scale_2", "F32", {}});
+    t.push_back({name + ".input_scale", "F32", {}});
+  };
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const std::string p = fmt::format("backbone.layers.{}.", i);
+    t.push_back({p + "norm.weight", "BF16", {2688}});
+    if (pattern[i] == 'M') {
+      // d_inner 64 x 64 = 4096; conv over x, B, C = 4096 + 2 x 8 x 128 = 6144;
+      // in_proj = z + xBC + dt = 4096 + 6144 + 64 = 10304.
+      const bool bf16 = std::find(bf16_mamba.begin(), bf16_mamba.end(), static_cast<int>(i)) !=
+                        bf16_mamba.end();
+      if (bf16) {
+        t.push_back({p + "mixer.in_proj.weight", "BF16", {10304, 2688}});
+        t.push_back({p + "mixer.out_proj.weight", "BF16", {2688, 4096}});
+      } else {
+        nvfp4(p + "mixer.in_proj", 10304, 2688);
+        nvfp4(p + "mixer.out_proj", 2688, 4096);
+      }
+      t.push_back({p + "mixer.conv1d.weight", "BF16", {6144, 1, 4}});
+      t.push_back({p + "mixer.conv1d.bias", "BF16", {6144}});
+      t.push_back({p + "mixer.A_log", "BF16", {64}});
+      t.push_back({p + "mixer.D", "BF16", {64}});
+      t.push_back({p + "mixer.dt_bias", "BF16", {64}});
+      t.push_back({p + "mixer.norm.weight", "BF16", {4096}});
+    } else if (pattern[i] == '*') {
+      t.push_back({p + "mixer.q_proj.weight", "BF16", {4096, 2688}});  // 32 heads x 128
+      t.push_back({p + "mixer.k_proj.weight", "BF16", {256, 2688}});   // 2 KV heads x 128
+      t.push_back({p + "mixer.v_proj.weight", "BF16", {256, 2688}});
+      t.push_back({p + "mixer.o_proj.weight", "BF16", {2688, 4096}});
+    } else {
+      t.push_back({p + "mixer.gate.weight", "F32", {128, 2688}});
+      t.push_back({p + "mixer.gate.e_score_correction_bias", "F32", {128}});
+      for (int e = 0; e < 128; ++e) {
+        nvfp4(fmt::format("{}mixer.experts.{}.up_proj", p, e), 1856, 2688);
+        nvfp4(fmt::format("{}mixer.experts.{}.down_proj", p, e), 2688, 1856);
+      }
+      nvfp4(p + "mixer.shared_experts.up_proj", 3712, 2688);
+      nvfp4(p + "mixer.shared_experts.down_proj", 2688, 3712);
+    }
+  }
+  t.push_back({"backbone.norm_f.weight", "BF16", {2688}});
+  t.push_back({"lm_head.weight", "BF16", {131072, 2688}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Nemotron 3 Nano NVFP4: the published layout reconciles with no bogus delta",
+          "[checkpoint][reconcile][modelopt]") {
+  const std::vector<TensorSpec> tensors = nano_nvfp4_tensors();
+  const Reconciliation r = reconcile_config(
+      trace::test::config_text("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json"), tensors,
+      nano_hf_quant_config());
+  // The published header totals (SOURCES-nvfp4.md, S3): the generator above reproduces them.
+  CHECK(r.found.tensors == 24'147);
+  CHECK(r.found.bytes == 19'339'781'632);
+  // The Hub's figure for this repo: header elements with the 0-d scales skipped.
+  CHECK(r.summary.elements_without_scalars == 18'237'772'608);
+  // 5,968 NVFP4 Linears (17 x 2 Mamba + 23 x 258 MoE) store two 0-d F32 scales each.
+  CHECK(r.summary.scalar_tensors == 2 * 5'968);
+  // Unpacked, the headers hold transformers' 31,577,937,344 parameters (16,332,031,424 nn.Parameter
+  // elements the Hub shows + 15,245,905,920 values packed two per byte) + the 23 x 128 F32
+  // correction biases trace counts.
+  CHECK(r.logical_params == 31'577'937'344 + 23 * 128);
+  CHECK(r.delta_params == 0);
+  CHECK(r.inventory_complete);
+  CHECK(r.only_in_checkpoint_count == 0);
+  CHECK(r.only_in_trace_count == 0);
+  CHECK(r.mismatch_count == 0);
+  CHECK(r.expected == r.found);
+  CHECK(r.agrees());
+  // The packing is explained rather than shown as a delta.
+  REQUIRE(!r.explanations.empty());
+  CHECK_THAT(r.explanations[0], Catch::Contains("two 4-bit values"));
+  const std::string text = trace::render_checkpoint_text(r);
+  CHECK_THAT(text, !Catch::Contains("%"));
+}
+
+TEST_CASE("a family without checkpoint naming gives a partial inventory and no name noise",
+          "[checkpoint][reconcile]") {
+  // GPT-2 names (transformer.h.0.attn.c_attn) are not modelled: totals only.
+  const trace::ModelDescription model = trace::parse_model_config(
+      trace::test::config_text("distilbert--distilgpt2.json"));
+  const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
+  CHECK(!inventory.complete);
+  CHECK(!inventory.gaps.empty());
+  const auto shards = shards_of({{"transformer.wte.weight", "F32", {50257, 768}},
+                                 {"transformer.h.0.attn.c_attn.weight", "F32", {768, 2304}}});
+  const Reconciliation r = trace::checkpoint::reconcile(inventory, shards, 0);
+  CHECK(r.only_in_checkpoint.empty());
+  CHECK(r.only_in_trace.empty());
+  CHECK(r.only_in_checkpoint_count == 0);
+}
+
+TEST_CASE("inventory names for the MoE and DeepSeek layouts", "[checkpoint][inventory]") {
+  const auto names_of = [](const std::string& config) {
+    const trace::checkpoint::Inventory inventory =
+        trace::checkpoint::build_inventory(trace::parse_model_config(config));
+    std::vector<std::string> names;
+    for (const auto& tensor : inventory.tensors) names.push_back(tensor.name);
+    return std::make_pair(inventory.complete, names);
+  };
+  SECTION("Mixtral: block_sparse_moe, experts.E.w1/w2/w3") {
+    const auto [complete, names] = names_of(trace::test::config_text("mistralai--Mixtral-8x7B.json"));
+    CHECK(complete);
+    CHECK(has(names, "model.layers.0.block_sparse_moe.gate.weight"));
+    CHECK(has(names, "model.layers.31.block_sparse_moe.experts.7.w1.weight"));
+    CHECK(has(names, "model.layers.0.block_sparse_moe.experts.0.w2.weight"));
+    CHECK(has(names, "model.layers.0.block_sparse_moe.experts.0.w3.weight"));
+    // 1 + 32 x (2 norms + 4 attention + router + 8 x 3 experts) + norm + head = 995.
+    CHECK(names.size() == 995);
+  }
+  SECTION("Qwen1.5-MoE: shared_expert (singular) and its gate") {
+    const auto [complete, names] = names_of(trace::test::config_text("Qwen--Qwen1.5-MoE-A2.7B.json"));
+    CHECK(complete);
+    CHECK(has(names, "model.layers.0.mlp.shared_expert.up_proj.weight"));
+    CHECK(has(names, "model.layers.0.mlp.shared_expert_gate.weight"));
+    CHECK(has(names, "model.layers.0.mlp.experts.59.down_proj.weight"));
+    CHECK(has(names, "model.layers.0.self_attn.q_proj.bias"));
+  }
+  SECTION("DeepSeek-V3: MLA, correction bias, FP8 block scales, MTP as layer 61") {
+    const auto [complete, names] =
+        names_of(trace::test::config_text("deepseek-ai--DeepSeek-R1-0528.reconstructed.json"));
+    CHECK(complete);
+    CHECK(has(names, "model.layers.0.self_attn.q_a_proj.weight"));
+    CHECK(has(names, "model.layers.0.self_attn.q_a_proj.weight_scale_inv"));
+    CHECK(has(names, "model.layers.0.self_attn.kv_a_layernorm.weight"));
+    CHECK(has(names, "model.layers.3.mlp.gate.e_score_correction_bias"));
+    CHECK(has(names, "model.layers.3.mlp.experts.255.down_proj.weight_scale_inv"));
+    CHECK(has(names, "model.layers.61.eh_proj.weight"));
+    CHECK(has(names, "model.layers.61.self_attn.kv_b_proj.weight"));
+    CHECK(has(names, "model.layers.61.shared_head.head.weight"));
+    CHECK(!has(names, "mtp.layers.0.self_attn.kv_b_proj.weight"));
+  }
+}
