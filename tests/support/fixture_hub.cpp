@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -175,6 +176,8 @@ void FixtureHub::accept_loop(int listen_fd, FixturePort port) {
       if (m_stopping) return;
       continue;
     }
+    const int no_delay = 1;  // no Nagle stalls between the head and the body
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
     const std::lock_guard lock(m_mutex);
     if (m_stopping) {
       ::close(fd);
@@ -283,6 +286,11 @@ FixtureHub::Reply FixtureHub::route(const LoggedRequest& request, bool& truncate
       if (rule.fault.kind == Fault::Kind::status) {
         Reply reply = error_reply(rule.fault.status, "", "injected fault");
         if (!rule.fault.retry_after.empty()) reply.headers.emplace_back("Retry-After", rule.fault.retry_after);
+        return reply;
+      }
+      if (rule.fault.kind == Fault::Kind::garbage) {
+        Reply reply;
+        reply.body = "<html>captive portal</html>";
         return reply;
       }
       if (rule.fault.kind == Fault::Kind::slow) delay = rule.fault.delay;

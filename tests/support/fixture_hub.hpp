@@ -47,6 +47,7 @@ struct Fault {
     status,    // answer `status` (429 with Retry-After: retry_after)
     slow,      // wait `delay`, then answer normally
     truncate,  // announce the whole body, send half of it, close
+    garbage,   // 200 with a body that is not what the URL serves ("<html>...")
   };
   Kind kind = Kind::status;
   int status = 500;

@@ -118,6 +118,14 @@ TEST_CASE("Hub failures: message and exit code", "[cli][hub]") {
     hub.inject("/cdn/", {Fault::Kind::truncate, 0, {}, {}}, 1000);
     check({"fixture-org/Llama-3.1-8B"}, cli::k_exit_network, {"cut short"});
   }
+  SECTION("a malformed API answer") {
+    hub.inject("/api/models/", {Fault::Kind::garbage, 0, {}, {}}, 1);
+    check({"fixture-org/Llama-3.1-8B"}, cli::k_exit_network, {"malformed", "sha"});
+  }
+  SECTION("a shard that is not safetensors") {
+    hub.inject("/cdn/", {Fault::Kind::garbage, 0, {}, {}}, 1);
+    check({"fixture-org/Llama-3.1-8B"}, cli::k_exit_network, {"safetensors"});
+  }
   SECTION("the Hub is down") {
     HubEnvironment down = env;
     {
