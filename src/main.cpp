@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <unistd.h>
 
 #include "trace/cli/run.hpp"
 
@@ -15,7 +16,17 @@ std::optional<std::string> env(const char* name) {
 int main(int argc, char** argv) {
   try {
     const std::vector<std::string> args(argv, argv + argc);
-    const trace::HubEnvironment hub{env("HF_HUB_CACHE"), env("HF_HOME"), env("HOME")};
+    trace::HubEnvironment hub;
+    hub.hf_hub_cache = env("HF_HUB_CACHE");
+    hub.hf_home = env("HF_HOME");
+    hub.home = env("HOME");
+    hub.hf_endpoint = env("HF_ENDPOINT");
+    hub.hf_token = env("HF_TOKEN");
+    hub.hf_token_path = env("HF_TOKEN_PATH");
+    hub.hf_hub_offline = env("HF_HUB_OFFLINE");
+    hub.no_proxy = env("NO_PROXY") ? env("NO_PROXY") : env("no_proxy");
+    hub.network = true;
+    hub.stderr_is_terminal = isatty(STDERR_FILENO) == 1;
     return trace::cli::run(args, std::cout, std::cerr, hub);
   } catch (const std::exception& error) {
     std::cerr << "trace: internal error: " << error.what()

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "trace/cli/progress_line.hpp"
 #include "trace/error.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/catalog.hpp"
@@ -59,6 +60,10 @@ struct PlanOptions {
   std::int64_t grad_accum = 1;
   bool cpu_offload = false;
   bool job_flags_given = false;
+  // the Hub (docs/hub.md)
+  bool offline = false;
+  bool hub = false;
+  bool quiet = false;
 };
 
 /// An error message as one line: messages quote user input (paths, model_type strings), which
@@ -211,6 +216,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_flag("--cpu-offload", options.cpu_offload,
                "optimizer states (and with zero3 the parameters) on the CPU");
+  app.add_flag("--offline", options.offline,
+               "never ask the Hub: the HF cache and the bundled catalog only (as HF_HUB_OFFLINE=1)");
+  app.add_flag("--hub", options.hub,
+               "ask the Hub (through the HF cache) before the bundled catalog (as when HF_ENDPOINT is set)");
+  app.add_flag("--quiet", options.quiet, "no progress line on stderr while fetching from the Hub");
 }
 
 // The job the flags describe, for `mode` (full, lora, qlora, serve).
@@ -280,8 +290,14 @@ GpuCatalog load_catalog(const PlanOptions& options) {
   return parse_gpu_catalog(read_text_file(options.gpu_table), options.gpu_table);
 }
 
-Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCatalog& gpus) {
-  const LoadedConfig config = load_model_config(options.model, env);
+Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCatalog& gpus,
+                    std::ostream& err) {
+  ModelLookupOptions lookup;
+  lookup.offline = options.offline;
+  lookup.hub_first = options.hub;
+  lookup.progress = progress_line(
+      err, env.stderr_is_terminal && !options.quiet && !options.json && options.format != "json");
+  const LoadedConfig config = load_model_config(options.model, env, lookup);
   ReportRequest request;
   request.model_id = config.model_id;
   request.source = config.source;
@@ -334,7 +350,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   if (app.get_option("model")->count() == 0) options.model = k_default_model;
   const GpuCatalog gpus = load_catalog(options);
-  Report report = build_report(options, env, gpus);
+  Report report = build_report(options, env, gpus, err);
   if (options.plan_mode != "all") report.only_mode = options.plan_mode;
   RenderOptions render_options;
   if (options.json || options.format == "json") {
@@ -410,7 +426,7 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   }
   options.plan_mode = options.check_mode;
   const GpuCatalog gpus = load_catalog(options);
-  Report report = build_report(options, env, gpus);
+  Report report = build_report(options, env, gpus, err);
   report.only_mode = options.check_mode;
   const JobVerdict& verdict = *report.job;
   const Job& job = verdict.job;

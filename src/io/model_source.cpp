@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "trace/error.hpp"
+#include "trace/io/hub_client.hpp"
+#include "trace/io/hf_cache.hpp"
+#include "trace/io/hub_fetch.hpp"
 #include "trace/model/catalog.hpp"
 
 namespace trace {
@@ -24,24 +27,6 @@ bool valid_repo_part(std::string_view part) {
     if (!ok) return false;
   }
   return true;
-}
-
-std::optional<std::string> read_ref(const fs::path& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) return std::nullopt;
-  std::string text = read_text_file(path.string());
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
-    text.pop_back();
-  }
-  // The ref names a folder under snapshots/; anything but one plain name (a commit hash) could
-  // point outside the repo's folder.
-  if (!valid_repo_part(text)) {
-    throw ConfigError(fmt::format(
-        "the Hugging Face cache ref {} does not hold a commit hash; delete it and download the "
-        "model again",
-        path.string()));
-  }
-  return text;
 }
 
 }  // namespace
@@ -103,7 +88,39 @@ std::string sibling_quant_config(const fs::path& config) {
 
 }  // namespace
 
+bool env_flag_set(const std::optional<std::string>& value) {
+  if (!value) return false;
+  std::string upper = *value;
+  for (char& c : upper) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+  return upper == "1" || upper == "ON" || upper == "YES" || upper == "TRUE";
+}
+
+namespace {
+
+LoadedConfig from_hub_files(std::string_view spec, HubModelFiles files, const std::string& origin) {
+  LoadedConfig loaded;
+  loaded.model_id = std::string(spec);
+  loaded.source = fmt::format("{} ({})", origin, files.config_path);
+  loaded.text = std::move(files.config_text);
+  loaded.hf_quant_config_text = std::move(files.hf_quant_config_text);
+  loaded.commit = std::move(files.commit);
+  loaded.checkpoint = std::move(files.checkpoint);
+  return loaded;
+}
+
+std::string from_hub_origin(const HubModelFiles& files, const std::string& endpoint) {
+  return files.requests == 0 ? std::string("Hugging Face cache")
+                             : fmt::format("{} at commit {}", endpoint, files.commit);
+}
+
+}  // namespace
+
 LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env) {
+  return load_model_config(spec, env, ModelLookupOptions{});
+}
+
+LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env,
+                               const ModelLookupOptions& options) {
   if (spec.empty()) throw ConfigError("no model given; pass a config.json, a folder or a repo id");
   const fs::path path{std::string(spec)};
   std::error_code error;
@@ -112,13 +129,21 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
     if (!fs::is_regular_file(config, error)) {
       throw ConfigError(fmt::format("folder {} has no config.json", path.string()));
     }
-    return {std::string(spec), config.string(), read_text_file(config.string()),
-            sibling_quant_config(config)};
+    LoadedConfig loaded;
+    loaded.model_id = std::string(spec);
+    loaded.source = config.string();
+    loaded.text = read_text_file(config.string());
+    loaded.hf_quant_config_text = sibling_quant_config(config);
+    return loaded;
   }
   if (fs::is_regular_file(path, error)) {
     // Only a file named config.json sits in a checkpoint folder whose siblings describe it.
-    return {std::string(spec), path.string(), read_text_file(path.string()),
-            path.filename() == "config.json" ? sibling_quant_config(path) : std::string()};
+    LoadedConfig loaded;
+    loaded.model_id = std::string(spec);
+    loaded.source = path.string();
+    loaded.text = read_text_file(path.string());
+    if (path.filename() == "config.json") loaded.hf_quant_config_text = sibling_quant_config(path);
+    return loaded;
   }
 
   const std::optional<RepoId> repo = parse_repo_id(spec);
@@ -126,26 +151,35 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
     throw ConfigError(fmt::format(
         "'{}' is neither an existing file or folder nor a Hugging Face repo id (org/name)", spec));
   }
+  const bool has_org = repo->repo.find('/') != std::string::npos;
+  const bool offline = options.offline || env_flag_set(env.hf_hub_offline);
+  const bool network = env.network && !offline && has_org;
+  const bool endpoint_set = env.hf_endpoint && !env.hf_endpoint->empty();
+  const std::string endpoint = hub_endpoint(env);
+  // HF_ENDPOINT or --hub: the Hub (through the cache) before the bundled catalog.
+  if (network && (options.hub_first || endpoint_set)) {
+    HubModelFiles files = fetch_hub_model(*repo, env, options.progress);
+    const std::string origin = from_hub_origin(files, endpoint);
+    return from_hub_files(spec, std::move(files), origin);
+  }
   std::vector<std::string> looked;
-  if (repo->repo.find('/') != std::string::npos) {
-    const std::size_t slash = repo->repo.find('/');
-    const std::string folder =
-        repo->repo.substr(0, slash) + "--" + repo->repo.substr(slash + 1);
-    const fs::path root = fs::path(hub_cache_dir(env)) / ("models--" + folder);
-    std::string commit = repo->revision;
-    if (const std::optional<std::string> ref = read_ref(root / "refs" / repo->revision)) {
-      commit = *ref;
+  if (has_org) {
+    const std::string hub = hub_cache_dir(env);
+    if (std::optional<HubModelFiles> cached = read_cached_hub_model(*repo, hub, false)) {
+      return from_hub_files(spec, std::move(*cached), "Hugging Face cache");
     }
-    const fs::path config = root / "snapshots" / commit / "config.json";
-    if (fs::is_regular_file(config, error)) {
-      return {std::string(spec), fmt::format("Hugging Face cache ({})", config.string()),
-              read_text_file(config.string()), sibling_quant_config(config)};
-    }
-    looked.push_back(fmt::format("the Hugging Face cache ({})", config.string()));
+    const HfRepoCache cache(hub, repo->repo);
+    const std::string commit = cache.commit_of(repo->revision).value_or(repo->revision);
+    looked.push_back(fmt::format("the Hugging Face cache ({})",
+                                 cache.snapshot_path(commit, "config.json").string()));
   }
   if (repo->revision == "main") {
     if (const std::optional<CatalogEntry> entry = find_catalog_model(repo->repo)) {
-      return {entry->repo_id, "bundled catalog (data/models)", std::string(entry->config_text), {}};
+      LoadedConfig loaded;
+      loaded.model_id = entry->repo_id;
+      loaded.source = "bundled catalog (data/models)";
+      loaded.text = std::string(entry->config_text);
+      return loaded;
     }
   }
   std::string bundled;
@@ -160,10 +194,26 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
   for (std::size_t i = 0; i < looked.size(); ++i) {
     places += (i ? "; " : "") + looked[i];
   }
+  if (network) {
+    try {
+      HubModelFiles files = fetch_hub_model(*repo, env, options.progress);
+      const std::string origin = from_hub_origin(files, endpoint);
+      return from_hub_files(spec, std::move(files), origin);
+    } catch (const HubUnreachableError& unreachable) {
+      // Not in the cache, not bundled, and no network: a network failure (exit 3).
+      throw HubUnreachableError(fmt::format("model '{}' is not in {}, and {}", spec, places,
+                                            unreachable.what()));
+    } catch (const HubNotFoundError& missing) {
+      throw HubNotFoundError(missing.missing(),
+                             fmt::format("model '{}' not found: not in {}; and on the Hub, {}",
+                                         spec, places, missing.what()));
+    }
+  }
   throw ConfigError(fmt::format(
-      "model '{}' not found; looked in {}. Download it (huggingface-cli download {} "
+      "model '{}' not found; looked in {}{}. Download it (huggingface-cli download {} "
       "config.json) or pass a path to its config.json",
-      spec, places, repo->repo));
+      spec, places,
+      offline ? " (offline: HF_HUB_OFFLINE or --offline, the Hub was not asked)" : "", repo->repo));
 }
 
 }  // namespace trace
