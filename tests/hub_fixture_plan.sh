@@ -15,10 +15,14 @@ export HF_ENDPOINT="$endpoint" HF_HOME="$work/hf" HF_HUB_CACHE="$work/hf/hub" HF
 unset HF_TOKEN HF_HUB_OFFLINE 2>/dev/null || true
 "$trace" fixture-org/Llama-3.1-8B --plan --json >"$work/cold.json"
 grep -q '"total": 8030261248' "$work/cold.json"
+# the shards' headers reconciled with trace's inventory: 291 tensors, no delta
+grep -q '"delta_params": 0' "$work/cold.json"
+grep -q '"tensors": 291' "$work/cold.json"
 echo stats >&3; read -r cold <&4
 echo clear >&3
 "$trace" fixture-org/Llama-3.1-8B --plan --json >"$work/warm.json"
 grep -q '"total": 8030261248' "$work/warm.json"
+grep -q '"delta_params": 0' "$work/warm.json"
 echo stats >&3; read -r warm <&4
 echo "cold: $cold; warm: $warm"
 case "$warm" in "0 requests"*) ;; *) echo "warm run made requests" >&2; exit 1 ;; esac

@@ -14,6 +14,8 @@
 #include "trace/model/catalog.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/render/render.hpp"
+#include "trace/checkpoint/reconcile.hpp"
+#include "trace/checkpoint/safetensors.hpp"
 #include "trace/text_match.hpp"
 #include "trace/validate/validation.hpp"
 #include "trace/render/render.hpp"
@@ -324,7 +326,19 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_graph = options.graph;
   if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
   request.training = make_job(options, "full");
-  return make_report(config.text, request, gpus);
+  Report report = make_report(config.text, request, gpus);
+  if (config.checkpoint && !config.checkpoint->shards.empty()) {
+    // The checkpoint's own safetensors headers against trace's tensor inventory (issue 6).
+    std::vector<checkpoint::SafetensorsHeader> shards;
+    for (const ShardHeaderBytes& shard : config.checkpoint->shards) {
+      const auto* first = reinterpret_cast<const unsigned char*>(shard.bytes.data());
+      shards.push_back(checkpoint::parse_safetensors_file_start(
+          std::span<const unsigned char>(first, shard.bytes.size()), shard.file_size, shard.file));
+    }
+    report.checkpoint = checkpoint::reconcile_model(report.model, report.parameters, report.storage,
+                                                    shards, config.source);
+  }
+  return report;
 }
 
 int plan_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
