@@ -1,5 +1,7 @@
 #include "http_transfer.hpp"
 
+#include "curl_api.hpp"
+
 #include <algorithm>
 #include <curl/curl.h>
 #include <mutex>
@@ -12,10 +14,7 @@ namespace {
 
 constexpr std::size_t k_max_error_body_bytes = 64 * 1024;  // enough for {"error": "..."}
 
-void global_init_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
+void global_init_once() { (void)curl_api(); }  // loads and initialises libcurl once
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -70,7 +69,7 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   const std::size_t bytes = size * count;
   transfer->response->bytes_received += bytes;
   long status = 0;
-  curl_easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_api().easy_getinfo(transfer->curl, CURLINFO_RESPONSE_CODE, &status);
   if (status >= 300 && status < 400) return bytes;  // a redirect's own body
   std::string_view chunk(data, bytes);
   std::string& body = transfer->response->body;
@@ -117,7 +116,7 @@ Outcome outcome_of(CURLcode code, CURL* curl) {
       return Outcome::unreachable;
     case CURLE_OPERATION_TIMEDOUT: {
       curl_off_t connected_us = 0;
-      curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
+      curl_api().easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
       return connected_us == 0 ? Outcome::unreachable : Outcome::timed_out;
     }
     case CURLE_RECV_ERROR:
@@ -152,7 +151,7 @@ void read_content_range(const Headers& headers, Response& response,
 struct Session::Handle {
   CURL* curl = nullptr;
   ~Handle() {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) curl_api().easy_cleanup(curl);
   }
 };
 
@@ -162,7 +161,7 @@ Session::Session(const HubNetworkSettings& settings, std::string user_agent, std
       m_user_agent(std::move(user_agent)),
       m_no_proxy(std::move(no_proxy)) {
   global_init_once();
-  m_handle->curl = curl_easy_init();
+  m_handle->curl = curl_api().easy_init();
   if (!m_handle->curl) throw std::runtime_error("libcurl could not create a handle");
 }
 
@@ -170,7 +169,7 @@ Session::~Session() = default;
 
 Response Session::get(const Request& request) {
   CURL* curl = m_handle->curl;
-  curl_easy_reset(curl);  // keeps the open connections
+  curl_api().easy_reset(curl);  // keeps the open connections
   Response response;
   Transfer transfer;
   transfer.request = &request;
@@ -178,48 +177,48 @@ Response Session::get(const Request& request) {
   transfer.curl = curl;
   char error_text[CURL_ERROR_SIZE] = {};
 
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, m_settings.max_redirects);
+  curl_api().easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_api().easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_api().easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_api().easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_api().easy_setopt(curl, CURLOPT_MAXREDIRS, m_settings.max_redirects);
   // The token goes to the Hub's host only: libcurl drops Authorization when a redirect changes
   // the host, scheme or port (the CDN's URL is signed instead).
-  curl_easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+  curl_api().easy_setopt(curl, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  curl_api().easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_api().easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(m_settings.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_settings.request_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(m_settings.stall_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, m_user_agent.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOPROXY, m_no_proxy.c_str());
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
+  curl_api().easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_settings.request_timeout.count()));
+  curl_api().easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_api().easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(m_settings.stall_timeout.count()));
+  curl_api().easy_setopt(curl, CURLOPT_USERAGENT, m_user_agent.c_str());
+  curl_api().easy_setopt(curl, CURLOPT_NOPROXY, m_no_proxy.c_str());
+  curl_api().easy_setopt(curl, CURLOPT_ERRORBUFFER, error_text);
+  curl_api().easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_api().easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  curl_api().easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_api().easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
   std::string range;
   if (request.range_first && request.range_last) {
     range = std::to_string(*request.range_first) + "-" + std::to_string(*request.range_last);
-    curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+    curl_api().easy_setopt(curl, CURLOPT_RANGE, range.c_str());
   }
   curl_slist* headers = nullptr;
   std::string authorization;
   if (request.bearer_token) {
     authorization = "Authorization: Bearer " + *request.bearer_token;
-    headers = curl_slist_append(headers, authorization.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    headers = curl_api().slist_append(headers, authorization.c_str());
+    curl_api().easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   }
 
-  const CURLcode code = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
+  const CURLcode code = curl_api().easy_perform(curl);
+  curl_api().slist_free_all(headers);
   // Overwrite the token's copy before the string is freed.
   std::fill(authorization.begin(), authorization.end(), '\0');
 
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  curl_api().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   long redirects = 0;
-  curl_easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects);
+  curl_api().easy_getinfo(curl, CURLINFO_REDIRECT_COUNT, &redirects);
   response.redirects = static_cast<int>(redirects);
   if (!transfer.responses.empty()) {
     response.first_headers = transfer.responses.front();
@@ -233,7 +232,7 @@ Response Session::get(const Request& request) {
     response.outcome = outcome_of(code, curl);
   }
   if (response.outcome != Outcome::ok) {
-    response.transport_message = error_text[0] ? std::string(error_text) : curl_easy_strerror(code);
+    response.transport_message = error_text[0] ? std::string(error_text) : curl_api().easy_strerror(code);
   }
   std::optional<std::uint64_t> range_start;
   read_content_range(response.headers, response, range_start);
@@ -246,7 +245,7 @@ Response Session::get(const Request& request) {
     response.outcome = Outcome::failed;
     response.transport_message = "the server answered a different range than the one asked for";
   }
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  curl_api().easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   return response;
 }
 
