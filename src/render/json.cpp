@@ -124,7 +124,12 @@ std::string render_json(const Report& report) {
   Json by_dtype = Json::object();
   for (const auto& [dtype, bytes] : storage.by_dtype) by_dtype[dtype] = bytes;
   out["checkpoint"] = {{"extra_tensors", extras}};
-  if (report.checkpoint) out["checkpoint"].update(checkpoint_json(*report.checkpoint));
+  if (report.checkpoint) {
+    // Key by key: json::update breaks the parent links JSON_DIAGNOSTICS checks (nlohmann 3.11.2).
+    Json& checkpoint = out["checkpoint"];
+    const Json reconciled = checkpoint_json(*report.checkpoint);
+    for (const auto& [key, value] : reconciled.items()) checkpoint[key] = value;
+  }
   out["storage"] = {{"format", storage.format},
                     {"stored_elements", storage.stored_elements},
                     {"bytes", storage.bytes},
