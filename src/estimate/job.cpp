@@ -194,7 +194,8 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   // data-parallel ranks. Routed experts are split over pipeline x expert x expert-tensor ranks
   // (Megatron: expert-tensor size = TP when EP divides DP, else what TP x DP leaves over) and
   // their sharded terms over the expert-data-parallel ranks, TP x DP / (EP x ETP).
-  const std::int64_t experts = job.ep > 1 || model_split > 1 ? component_count(params, "experts") : 0;
+  // With ep = 1 the expert split equals the dense one (pp x tp ranks, dp shards).
+  const std::int64_t experts = component_count(params, "experts");
   const double expert_share =
       total > 0 ? static_cast<double>(std::min(experts, total)) / static_cast<double>(total) : 0.0;
   const std::int64_t expert_tp =

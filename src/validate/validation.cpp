@@ -53,8 +53,7 @@ double percentile(std::vector<double> values, double q) {
 // The loss implementation a row's framework and notes name: cut for Cut Cross-Entropy and
 // Liger; fused for Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script) and
 // wherever the notes say chunked CE; transformers' full fp32 loss otherwise.
-LossImpl loss_named_in(const std::string& cell_text) {
-  const std::string text = to_lower(cell_text);
+LossImpl loss_named_in(const std::string& text) {  // text: lower case
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
   if (has("unsloth")) return LossImpl::fused;
@@ -67,8 +66,7 @@ LossImpl loss_named_in(const std::string& cell_text) {
 
 // Whether a row's framework and notes name flash-attn (FlashAttention 2/3, Unsloth's kernels,
 // Megatron / Transformer Engine) rather than torch SDPA.
-bool uses_flash_attention(const std::string& cell_text) {
-  const std::string text = to_lower(cell_text);
+bool uses_flash_attention(const std::string& text) {  // text: lower case
   for (const char* word : {"fa2", "fa3", "flash_attention_2", "flashattention", "flash-attn",
                            "flash attention", "unsloth", "megatron"}) {
     if (text.find(word) != std::string::npos) return true;
@@ -181,7 +179,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (job.ep < 1) job.ep = 1;
   // job_attention "sdpa" covers SDPA and flash-attn alike; the framework and notes say which
   // (flash-attn keeps K and V grouped, SDPA after a repeat to every head does not).
-  if (job.attention == AttentionImpl::sdpa && uses_flash_attention(get("framework") + " " + get("notes"))) {
+  const std::string framework_and_notes = to_lower(get("framework") + " " + get("notes"));
+  if (job.attention == AttentionImpl::sdpa && uses_flash_attention(framework_and_notes)) {
     job.attention = AttentionImpl::flash;
   }
   // Unsloth's fused LoRA kernels and torchtune's NF4 (torchao's linear_nf4 keeps only the
@@ -198,7 +197,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     if (!value) return fmt::format("job_loss '{}' is not known", loss);
     job.loss = *value;
   } else {
-    job.loss = loss_named_in(get("framework") + " " + get("notes"));
+    job.loss = loss_named_in(framework_and_notes);
   }
   return "";
 }
