@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
@@ -62,6 +63,16 @@ struct PlanOptions {
   std::int64_t grad_accum = 1;
   bool cpu_offload = false;
   bool job_flags_given = false;
+  // time and cost (docs/cost.md)
+  std::int64_t tokens = 0;
+  std::int64_t samples = 0;
+  std::int64_t epochs = 0;
+  std::string compute_dtype;
+  CostAssumptions cost;
+  ServingRequest serving;
+  std::vector<std::string> prices;  ///< "ID=USD" or "USD" (the first --gpu)
+  std::string plot;
+  bool include_cost = true;  ///< false for `trace check`: the verdict needs no prices
   // the Hub (docs/hub.md)
   bool offline = false;
   bool hub = false;
@@ -218,6 +229,39 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_flag("--cpu-offload", options.cpu_offload,
                "optimizer states (and with zero3 the parameters) on the CPU");
+  // Time and cost (docs/cost.md).
+  app.add_option("--tokens", options.tokens, "training run: tokens in all (instead of --samples)");
+  app.add_option("--samples", options.samples,
+                 "training run: sequences per epoch of --seq-len tokens (default run: 50,000)");
+  app.add_option("--epochs", options.epochs, "training run: epochs over --samples (default 10)");
+  app.add_option("--mfu", options.cost.training_mfu, "training: model FLOPs utilization, dense")
+      ->capture_default_str();
+  app.add_option("--moe-mfu", options.cost.training_moe_mfu, "training: MFU for MoE models")
+      ->capture_default_str();
+  app.add_option("--serve-mfu", options.cost.serve_compute_efficiency,
+                 "serving: achieved share of peak FLOP/s (prefill, compute-bound decode)")
+      ->capture_default_str();
+  app.add_option("--mbu", options.cost.serve_bandwidth_efficiency,
+                 "serving: achieved share of peak memory bandwidth (decode)")
+      ->capture_default_str();
+  app.add_option("--compute-dtype", options.compute_dtype,
+                 "training: the matmul format whose peak applies (fp32, tf32, bf16, fp16, fp8, "
+                 "nvfp4, mxfp4); default: from --precision");
+  app.add_option("--context-in", options.serving.context_in, "serving: prompt tokens per request")
+      ->transform(token_count())
+      ->capture_default_str();
+  app.add_option("--context-out", options.serving.context_out,
+                 "serving: generated tokens per request")
+      ->transform(token_count())
+      ->capture_default_str();
+  app.add_option("--min-user-tps", options.serving.min_user_tps,
+                 "serving: the best point keeps every user at least this many tokens/s")
+      ->capture_default_str();
+  app.add_option("--price", options.prices,
+                 "USD per GPU-hour: ID=USD for a card, or USD for the first --gpu (repeatable)");
+  app.add_option("--plot", options.plot,
+                 "write an SVG: serving throughput vs concurrency with --mode serve, else the "
+                 "roofline of the first card");
   app.add_flag("--offline", options.offline,
                "never ask the Hub: the HF cache and the bundled catalog only (as HF_HUB_OFFLINE=1)");
   app.add_flag("--hub", options.hub,
@@ -287,9 +331,64 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   return job;
 }
 
+// --price ID=USD (or USD for the first --gpu) over the table's on-demand price.
+void apply_prices(GpuCatalog& catalog, const PlanOptions& options) {
+  for (const std::string& entry : options.prices) {
+    const std::size_t equals = entry.find('=');
+    std::string id = equals == std::string::npos ? "" : entry.substr(0, equals);
+    const std::string number = equals == std::string::npos ? entry : entry.substr(equals + 1);
+    if (id.empty()) {
+      if (options.gpus.empty()) {
+        throw ConfigError(fmt::format("--price {} names no card: write ID=USD or give --gpu", entry));
+      }
+      id = options.gpus.front();
+    }
+    double usd = 0;
+    try {
+      std::size_t used = 0;
+      usd = std::stod(number, &used);
+      if (used != number.size()) usd = -1;
+    } catch (const std::exception&) {
+      usd = -1;
+    }
+    if (!(usd > 0) || !std::isfinite(usd) || usd > 1e6) {
+      throw ConfigError(fmt::format("--price {}: '{}' is not a price in USD per GPU-hour", entry, number));
+    }
+    const GpuSpec& named = require_gpu(catalog, id);
+    for (GpuSpec& gpu : catalog.gpus) {
+      if (gpu.id == named.id) {
+        gpu.price_usd_per_hour = usd;
+        gpu.price_date = "--price";
+      }
+    }
+  }
+}
+
 GpuCatalog load_catalog(const PlanOptions& options) {
-  if (options.gpu_table.empty()) return builtin_gpu_catalog();
-  return parse_gpu_catalog(read_text_file(options.gpu_table), options.gpu_table);
+  GpuCatalog catalog = options.gpu_table.empty()
+                           ? builtin_gpu_catalog()
+                           : parse_gpu_catalog(read_text_file(options.gpu_table), options.gpu_table);
+  apply_prices(catalog, options);
+  return catalog;
+}
+
+// The training run the flags describe: --tokens, or --samples x --seq-len x --epochs; unset:
+// the default run.
+std::optional<RunSize> run_size(const PlanOptions& options) {
+  const std::int64_t seq_len = options.assumptions.seq_len;
+  if (options.tokens != 0) {
+    if (options.samples != 0 || options.epochs != 0) {
+      throw ConfigError("--tokens and --samples/--epochs both size the run: give one");
+    }
+    return run_size_from_tokens(options.tokens, seq_len);
+  }
+  if (options.samples != 0) {
+    return run_size_from_samples(options.samples, seq_len, options.epochs == 0 ? 1 : options.epochs);
+  }
+  if (options.epochs != 0) {
+    return run_size_from_samples(50'000, seq_len, options.epochs);
+  }
+  return std::nullopt;
 }
 
 Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCatalog& gpus,
@@ -326,6 +425,21 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_graph = options.graph;
   if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
   request.training = make_job(options, "full");
+  request.cost = options.cost;
+  if (!options.compute_dtype.empty()) {
+    request.cost.training_compute = parse_compute_dtype(options.compute_dtype);
+    if (!request.cost.training_compute) {
+      throw ConfigError(fmt::format("--compute-dtype '{}' is not known; use fp32, tf32, bf16, fp16, "
+                                    "fp8, int8, nvfp4 or mxfp4", options.compute_dtype));
+    }
+  }
+  request.include_cost = options.include_cost;
+  request.run_size = run_size(options);
+  request.serving = options.serving;
+  if (options.plan_mode == "serve" && options.job_gpus > 1) {
+    request.serving.gpus = options.job_gpus;
+    request.serving_gpus_given = true;
+  }
   Report report = make_report(config.text, request, gpus);
   if (config.checkpoint && !config.checkpoint->shards.empty()) {
     // The checkpoint's own safetensors headers against trace's tensor inventory (issue 6).
@@ -439,6 +553,7 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
     throw ConfigError(fmt::format("--cards must lie in 1..{}", k_max_cards));
   }
   options.plan_mode = options.check_mode;
+  options.include_cost = false;
   const GpuCatalog gpus = load_catalog(options);
   Report report = build_report(options, env, gpus, err);
   report.only_mode = options.check_mode;

@@ -105,13 +105,19 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   const std::int64_t model_split = job.tp * job.pp;  // model-parallel ways
   // Training and serving load the text model; HF implementations skip MTP layers.
   const std::int64_t total = params.total - params.mtp;
-  const std::vector<layout::NamedLinear> linears = layout::named_linears(model);
+  // Built only by the terms that read it (nf4 bases, fp32 LoRA bases, Adafactor): the names
+  // make it the costliest part of an estimate, and cost searches call this many times.
+  std::optional<std::vector<layout::NamedLinear>> named;
+  const auto linears = [&]() -> const std::vector<layout::NamedLinear>& {
+    if (!named) named = layout::named_linears(model);
+    return *named;
+  };
 
   if (job.mode == JobMode::serve) {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
     const std::int64_t weights =
         job.weight_bytes ? *job.weight_bytes
-                         : (job.base_nf4 ? nf4_model_bytes(linears, total, a) : bytes_for(total, dtype));
+                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, a) : bytes_for(total, dtype));
     b.weights = ceil_div(weights, model_split);
     b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
                                       job.concurrency),
@@ -139,7 +145,7 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
     // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
     // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
     if (job.mode == JobMode::qlora || job.base_nf4) {
-      b.weights = nf4_model_bytes(linears, total, a);
+      b.weights = nf4_model_bytes(linears(), total, a);
     } else {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
@@ -149,7 +155,7 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
         // cast of a tensor that needs no gradient; backward keeps each copy for the input
         // gradient, so a bf16 copy of every Linear weight lives until backward reaches it.
         std::int64_t linear_values = 0;
-        for (const layout::NamedLinear& linear : linears) {
+        for (const layout::NamedLinear& linear : linears()) {
           if (linear.mtp || linear.router) continue;
           linear_values = checked_add(linear_values, checked_product({linear.rows, linear.cols, linear.count}));
         }
@@ -171,14 +177,17 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
       b.weights = checked_mul(total, bytes.weight, "the weights");
     }
     b.gradients = checked_mul(total, bytes.gradient, "the gradients");
-    // Adafactor: rows + columns per matrix, full states for vectors and embeddings.
-    std::int64_t matrix_values = 0;
-    for (const layout::NamedLinear& linear : linears) {
-      if (linear.mtp) continue;
-      factored = checked_add(factored, checked_mul(linear.rows + linear.cols, linear.count));
-      matrix_values = checked_add(matrix_values, checked_product({linear.rows, linear.cols, linear.count}));
+    if (job.optimizer == Optimizer::adafactor) {
+      // Adafactor: rows + columns per matrix, full states for vectors and embeddings.
+      std::int64_t matrix_values = 0;
+      for (const layout::NamedLinear& linear : linears()) {
+        if (linear.mtp) continue;
+        factored = checked_add(factored, checked_mul(linear.rows + linear.cols, linear.count));
+        matrix_values =
+            checked_add(matrix_values, checked_product({linear.rows, linear.cols, linear.count}));
+      }
+      factored = checked_add(factored, std::max<std::int64_t>(total - matrix_values, 0));
     }
-    factored = checked_add(factored, std::max<std::int64_t>(total - matrix_values, 0));
   }
   estimate.trainable_params = trainable;
   b.optimizer = optimizer_bytes(job.optimizer, trainable, bytes.state, factored);

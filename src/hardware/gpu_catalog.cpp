@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 
 #include "trace/embedded_data.hpp"
@@ -79,11 +80,29 @@ GpuCatalog parse_gpu_catalog_document(const nlohmann::json& document, std::strin
       gpu.memory_bandwidth_bytes_per_s = row["memory_bandwidth_bytes_per_s"].get<std::int64_t>();
     }
     if (row.contains("peak_tflops") && row["peak_tflops"].is_object()) {
-      gpu.bf16_tflops = optional_positive(row["peak_tflops"], "bf16");
-      if (!gpu.bf16_tflops) gpu.bf16_tflops = optional_positive(row["peak_tflops"], "fp16");
-      gpu.fp8_tflops = optional_positive(row["peak_tflops"], "fp8");
+      const nlohmann::json& peak = row["peak_tflops"];
+      gpu.fp32_tflops = optional_positive(peak, "fp32");
+      gpu.tf32_tflops = optional_positive(peak, "tf32");
+      gpu.bf16_tflops = optional_positive(peak, "bf16");
+      gpu.fp16_tflops = optional_positive(peak, "fp16");
+      gpu.fp8_tflops = optional_positive(peak, "fp8");
+      gpu.int8_tops = optional_positive(peak, "int8");
+      gpu.fp4_tflops = optional_positive(peak, "fp4");
+    }
+    if (row.contains("fp4_formats") && row["fp4_formats"].is_array()) {
+      for (const nlohmann::json& format : row["fp4_formats"]) {
+        if (format.is_string()) gpu.fp4_formats.push_back(to_lower(format.get<std::string>()));
+      }
+    } else if (gpu.fp4_tflops) {
+      // Tables written before fp4_formats: an fp4 figure was only ever given for Blackwell.
+      gpu.fp4_formats = {"nvfp4", "mxfp4"};
+    }
+    if (row.contains("interconnect_bytes_per_s") && row["interconnect_bytes_per_s"].is_number()) {
+      gpu.interconnect_bytes_per_s =
+          std::max<std::int64_t>(0, row["interconnect_bytes_per_s"].get<std::int64_t>());
     }
     gpu.price_usd_per_hour = optional_positive(row, "price_usd_per_hour");
+    gpu.price_date = string_or(row, "as_of", string_or(row, "price_date", "", where), where);
     gpu.source = string_or(row, "source", "", where);
     if (row.contains("aliases") && row["aliases"].is_array()) {
       for (const nlohmann::json& alias : row["aliases"]) {
@@ -104,6 +123,63 @@ GpuCatalog parse_gpu_catalog_document(const nlohmann::json& document, std::strin
 }
 
 }  // namespace
+
+namespace {
+
+struct ComputeDtypeName {
+  ComputeDtype dtype;
+  std::string_view name;
+};
+constexpr ComputeDtypeName k_compute_dtypes[] = {
+    {ComputeDtype::fp32, "fp32"}, {ComputeDtype::tf32, "tf32"},   {ComputeDtype::bf16, "bf16"},
+    {ComputeDtype::fp16, "fp16"}, {ComputeDtype::fp8, "fp8"},     {ComputeDtype::int8, "int8"},
+    {ComputeDtype::nvfp4, "nvfp4"}, {ComputeDtype::mxfp4, "mxfp4"},
+};
+
+bool has_fp4_format(const GpuSpec& gpu, std::string_view format) {
+  return std::find(gpu.fp4_formats.begin(), gpu.fp4_formats.end(), format) !=
+         gpu.fp4_formats.end();
+}
+
+}  // namespace
+
+std::string_view compute_dtype_name(ComputeDtype dtype) {
+  for (const ComputeDtypeName& row : k_compute_dtypes) {
+    if (row.dtype == dtype) return row.name;
+  }
+  return "?";
+}
+
+std::optional<ComputeDtype> parse_compute_dtype(std::string_view text) {
+  const std::string lower = to_lower(text);
+  for (const ComputeDtypeName& row : k_compute_dtypes) {
+    if (row.name == lower) return row.dtype;
+  }
+  if (lower == "bfloat16") return ComputeDtype::bf16;
+  if (lower == "float16") return ComputeDtype::fp16;
+  if (lower == "float32") return ComputeDtype::fp32;
+  return std::nullopt;
+}
+
+std::optional<double> peak_flops_per_s(const GpuSpec& gpu, ComputeDtype dtype) {
+  std::optional<double> tflops;
+  switch (dtype) {
+    case ComputeDtype::fp32: tflops = gpu.fp32_tflops; break;
+    case ComputeDtype::tf32: tflops = gpu.tf32_tflops; break;
+    case ComputeDtype::bf16: tflops = gpu.bf16_tflops; break;
+    case ComputeDtype::fp16: tflops = gpu.fp16_tflops; break;
+    case ComputeDtype::fp8: tflops = gpu.fp8_tflops; break;
+    case ComputeDtype::int8: tflops = gpu.int8_tops; break;
+    case ComputeDtype::nvfp4:
+      if (has_fp4_format(gpu, "nvfp4")) tflops = gpu.fp4_tflops;
+      break;
+    case ComputeDtype::mxfp4:
+      if (has_fp4_format(gpu, "mxfp4")) tflops = gpu.fp4_tflops;
+      break;
+  }
+  if (!tflops) return std::nullopt;
+  return *tflops * 1e12;
+}
 
 const GpuCatalog& builtin_gpu_catalog() {
   static const GpuCatalog catalog = [] {

@@ -47,6 +47,87 @@ Json fit_json(const ModeFit& fit) {
   return out;
 }
 
+const char* job_mode_name(JobMode mode) {
+  switch (mode) {
+    case JobMode::full: return "full";
+    case JobMode::lora: return "lora";
+    case JobMode::qlora: return "qlora";
+    case JobMode::serve: return "serve";
+  }
+  return "full";
+}
+
+Json training_json(const TrainingPlan& plan) {
+  const TokenFlops& f = plan.flops.forward;
+  Json out = {{"mode", job_mode_name(plan.job.mode)},
+              {"tokens", plan.size.tokens},
+              {"samples", plan.size.samples},
+              {"epochs", plan.size.epochs},
+              {"seq_len", plan.size.seq_len},
+              {"default_run", plan.size.is_default},
+              {"forward_flops_per_token",
+               {{"matmul", f.matmul}, {"attention", f.attention}, {"ssm", f.ssm},
+                {"total", f.total()}}},
+              {"flops_per_token", plan.flops.per_token},
+              {"model_flops_per_token", plan.flops.model_per_token},
+              {"flops", plan.total_flops},
+              {"moe", plan.moe},
+              {"mfu", plan.mfu}};
+  Json runs = Json::array();
+  Json cannot = Json::array();
+  for (const TrainingRun& run : plan.runs) {
+    if (!run.runs()) {
+      cannot.push_back({{"gpu", run.gpu}, {"reason", run.blocker}});
+      continue;
+    }
+    Json row = {{"gpu", run.gpu},
+                {"gpus", run.gpus},
+                {"hours", run.hours},
+                {"usd", run.usd ? Json(*run.usd) : Json(nullptr)},
+                {"mfu", run.mfu},
+                {"flops", run.flops},
+                {"strategy", run.strategy},
+                {"peak_bytes_per_gpu", run.peak_bytes_per_gpu},
+                {"compute_dtype", run.compute_dtype},
+                {"peak_flops_per_s", run.peak_flops_per_s},
+                {"price_usd_per_hour", run.usd ? Json(run.price_usd_per_hour) : Json(nullptr)}};
+    runs.push_back(std::move(row));
+  }
+  out["runs"] = std::move(runs);
+  out["cannot"] = std::move(cannot);
+  return out;
+}
+
+Json serving_point_json(const ServingPoint& p) {
+  return {{"concurrency", p.concurrency},
+          {"user_tokens_per_s", p.user_tokens_per_s},
+          {"total_tokens_per_s", p.total_tokens_per_s},
+          {"bound_user_tokens_per_s", p.bound_user_tokens_per_s},
+          {"bound_total_tokens_per_s", p.bound_total_tokens_per_s},
+          {"step_s", p.step_seconds},
+          {"bytes_per_step_per_gpu", p.bytes_per_step},
+          {"flops_per_step_per_gpu", p.flops_per_step},
+          {"limit", p.memory_bound ? "bandwidth" : "compute"}};
+}
+
+Json serving_plan_json(const ServingPlan& plan) {
+  Json out = {{"gpu", plan.gpu},
+              {"gpus", plan.gpus},
+              {"compute_dtype", plan.compute_dtype},
+              {"peak_flops_per_s", plan.peak_flops_per_s},
+              {"bandwidth_bytes_per_s", plan.bandwidth_bytes_per_s},
+              {"max_concurrency", plan.max_concurrency},
+              {"ttft_s", plan.ttft_seconds}};
+  if (!plan.blocker.empty()) out["blocker"] = plan.blocker;
+  Json points = Json::array();
+  for (const ServingPoint& p : plan.points) points.push_back(serving_point_json(p));
+  out["points"] = std::move(points);
+  out["best"] = plan.best ? serving_point_json(*plan.best) : Json(nullptr);
+  out["usd_per_million_tokens"] =
+      plan.usd_per_million_tokens ? Json(*plan.usd_per_million_tokens) : Json(nullptr);
+  return out;
+}
+
 Json layers_json(const ModelDescription& model) {
   Json stacks = Json::array();
   for (const Stack& stack : model.stacks) {
@@ -211,6 +292,24 @@ std::string render_json(const Report& report) {
       estimate["job_budget_bytes"] = v.budget_bytes;
     }
     if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
+  }
+  if (report.training_run) out["training"] = training_json(*report.training_run);
+  if (!report.serving.empty()) {
+    // The first card in full (serving.points / serving.best), every card under `cards`.
+    Json serving = serving_plan_json(report.serving.front());
+    serving["context_in"] = report.serving_request.context_in;
+    serving["context_out"] = report.serving_request.context_out;
+    serving["min_user_tps"] = report.serving_request.min_user_tps;
+    serving["bandwidth_efficiency"] = report.cost.serve_bandwidth_efficiency;
+    serving["compute_efficiency"] = report.cost.serve_compute_efficiency;
+    Json per_card = Json::array();
+    for (const ServingPlan& plan : report.serving) {
+      Json card = serving_plan_json(plan);
+      card.erase("points");
+      per_card.push_back(std::move(card));
+    }
+    serving["cards"] = std::move(per_card);
+    out["serving"] = std::move(serving);
   }
   out["structure"] = layers_json(model);
   if (report.include_graph) {

@@ -58,6 +58,20 @@ std::string render_markdown(const Report& report) {
   out += "\n## What fits\n\n";
   if (report.only_mode != "qlora") append_table(out, sections::cards_table(report));
   if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "\n" + sections::concurrency_line(report) + "\n\n" + sections::context_line(report) + "\n";
+  if (report.training_run && report.only_mode != "serve") {
+    out += "\n## Training run\n\n(" + sections::training_run_title(report) + "\n\n";
+    append_facts(out, sections::training_flops_facts(report));
+    out += "\n";
+    append_table(out, sections::training_runs_table(report));
+    for (const std::string& line : sections::training_blocker_lines(report)) out += "\n- " + line;
+    out += "\n";
+  }
+  if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
+    out += "\n## Serving\n\n" + sections::serving_title(report) + "\n\n";
+    append_table(out, sections::serving_cards_table(report));
+    out += "\nOn " + report.serving.front().gpu + ":\n\n";
+    append_table(out, sections::serving_points_table(report));
+  }
   out += "\n## Structure\n\n";
   append_table(out, sections::structure_table(report));
   if (report.include_graph) {

@@ -37,4 +37,26 @@ std::string context_line(const Report& report);
 /// The --mode job's per-GPU peak and verdict ("" without a job).
 std::string job_line(const Report& report);
 
+// ---- time and cost (cost_sections.cpp) ----
+/// "LoRA r16, all linear: 50,000 samples x 2,048 tokens x 10 epochs = 1.02B tokens (default run)".
+std::string training_run_title(const Report& report);
+/// FLOPs per token by term, the run's total, the MFU applied.
+Facts training_flops_facts(const Report& report);
+/// One row per card that can run it: GPUs, split, peak, compute dtype, hours, $/GPU-hour, cost.
+Table training_runs_table(const Report& report);
+/// "t4 cannot run it: no native bf16 peak ...", one per card that cannot.
+std::vector<std::string> training_blocker_lines(const Report& report);
+/// "1,024 in + 1,024 out tokens per request; ...".
+std::string serving_title(const Report& report);
+/// One row per card: GPUs, users memory allows, 1-user speed, the best point and its cost.
+Table serving_cards_table(const Report& report);
+/// The first card's curve: concurrency -> per-user and total tokens/s, bound and expected.
+Table serving_points_table(const Report& report);
+/// The memory breakdown the bar chart shows (the --mode job's, else serving on the first card)
+/// with its title.
+std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>> memory_bars(
+    const Report& report);
+/// 5.55e19 -> "55.5 E"; 1234 -> "1.23 k" (SI, 3 significant digits).
+std::string si(double value);
+
 }  // namespace trace::sections

@@ -75,6 +75,18 @@ std::string render_table(const Report& report) {
     out += "  " + sections::concurrency_line(report) + "\n";
     out += "  " + sections::context_line(report) + "\n";
   }
+  if (report.training_run && (report.only_mode.empty() || report.only_mode != "serve")) {
+    out += "\nTRAINING RUN (" + sections::training_run_title(report) + "\n";
+    append_facts(out, sections::training_flops_facts(report));
+    append_table(out, sections::training_runs_table(report));
+    for (const std::string& line : sections::training_blocker_lines(report)) out += "  " + line + "\n";
+  }
+  if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
+    out += "\nSERVING (" + sections::serving_title(report) + ")\n";
+    append_table(out, sections::serving_cards_table(report));
+    out += "  on " + report.serving.front().gpu + ":\n";
+    append_table(out, sections::serving_points_table(report));
+  }
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));
   if (report.include_graph) {

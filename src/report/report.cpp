@@ -13,6 +13,76 @@ Dtype default_serving_dtype(const ModelDescription& model) {
   return Dtype::bf16;
 }
 
+namespace {
+
+// The serving job the memory section already decided: weights (checkpoint format, MTP, --dtype)
+// and KV dtype.
+Job serving_job(const Report& report) {
+  Job job;
+  job.mode = JobMode::serve;
+  job.weight_bytes = report.memory.serve.breakdown.weights;
+  job.kv_dtype = report.assumptions.kv_dtype;
+  return job;
+}
+
+// The smallest tensor-parallel count, from the card's fit and doubling, at which one request of
+// the serving workload fits; the plan at that count (or the last refusal).
+ServingPlan serve_on_fewest_cards(const Report& report, const ServingRequest& base,
+                                  const CardFit& card, const GpuSpec& gpu) {
+  ServingRequest request = base;
+  request.gpus = card.serve.min_cards.value_or(1);
+  ServingPlan plan;
+  for (int attempt = 0; attempt < 8 && request.gpus <= 1024; ++attempt, request.gpus *= 2) {
+    plan = plan_serving(report.model, report.parameters, serving_job(report), report.assumptions,
+                        report.cost, request, gpu);
+    if (plan.max_concurrency > 0) break;
+  }
+  return plan;
+}
+
+// A training mode that does not fit one card: the fewest ZeRO-3 cards by the job estimator.
+void shard_training_fit(ModeFit& fit, const Report& report, Job job, JobMode mode,
+                        std::int64_t budget) {
+  if (fit.fits) return;
+  job.mode = mode;
+  job.seq_len = report.assumptions.seq_len;
+  job.batch = report.assumptions.batch;
+  std::int64_t peak = 0;
+  const std::optional<std::int64_t> gpus =
+      smallest_fitting_gpus(report.model, report.parameters, job, report.assumptions, budget, &peak);
+  fit.min_cards = gpus;
+  fit.bytes_per_card = gpus ? peak : 0;
+  fit.strategy = "ZeRO-3";
+}
+
+void add_cost(Report& report, const ReportRequest& request,
+              const std::vector<const GpuSpec*>& cards) {
+  validate_cost_assumptions(request.cost);
+  validate_serving_request(request.serving);
+  report.cost = request.cost;
+  report.serving_request = request.serving;
+  // Training: the --mode job when it trains, else LoRA with the table's knobs.
+  Job job = request.training.value_or(Job{});
+  job.mode = JobMode::lora;
+  if (request.job && request.job->mode != JobMode::serve) job = *request.job;
+  const RunSize size = request.run_size.value_or(default_run_size(report.assumptions.seq_len));
+  job.seq_len = size.seq_len;
+  report.training_run = plan_training(report.model, report.parameters, job, size,
+                                      report.assumptions, request.cost, cards);
+  for (std::size_t i = 0; i < cards.size() && i < report.cards.size(); ++i) {
+    if (i == 0 && request.serving_gpus_given) {
+      report.serving.push_back(plan_serving(report.model, report.parameters, serving_job(report),
+                                            report.assumptions, request.cost, request.serving,
+                                            *cards[i]));
+    } else {
+      report.serving.push_back(
+          serve_on_fewest_cards(report, request.serving, report.cards[i], *cards[i]));
+    }
+  }
+}
+
+}  // namespace
+
 Report make_report(std::string_view config_text, const ReportRequest& request,
                    const GpuCatalog& gpus) {
   const MemoryAssumptions& requested = request.assumptions;
@@ -81,6 +151,15 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     for (const GpuSpec& gpu : gpus.gpus) cards.push_back(&gpu);
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
+  if (request.training) {
+    // Sharded training counts from the job estimator itself (ZeRO-3 with its gathered layers),
+    // so the table and the training run's card count agree.
+    for (CardFit& card : report.cards) {
+      shard_training_fit(card.full_finetune, report, *request.training, JobMode::full,
+                         card.budget_bytes);
+      shard_training_fit(card.lora, report, *request.training, JobMode::lora, card.budget_bytes);
+    }
+  }
   if (!report.cards.empty()) {
     report.longest_context =
         longest_context(report.model, report.assumptions, report.cards.front().budget_bytes,
@@ -109,6 +188,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     }
     report.job = verdict;
   }
+  if (request.include_cost) add_cost(report, request, cards);
   report.include_graph = request.include_graph;
   if (report.parameters.mtp > 0 && !requested.serve_mtp) {
     report.notes.push_back(

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "trace/checkpoint/reconcile.hpp"
+#include "trace/cost/serving.hpp"
+#include "trace/cost/training.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
@@ -35,6 +37,13 @@ struct ReportRequest {
   /// --lora-targets) the per-card full fine-tune and LoRA tables use; absent: the defaults of
   /// MemoryAssumptions' fixed recipe.
   std::optional<Job> training;
+  /// Time and cost (docs/cost.md): efficiencies, the training run's size (unset: the default
+  /// run) and the serving workload. include_cost false skips both (`trace check`, validate).
+  CostAssumptions cost;
+  std::optional<RunSize> run_size;
+  ServingRequest serving;
+  bool serving_gpus_given = false;  ///< serving.gpus is the user's (--gpus with --mode serve)
+  bool include_cost = true;
 };
 
 /// The per-GPU verdict of one job on one card.
@@ -69,6 +78,13 @@ struct Report {
   /// The model's safetensors headers set against trace's tensor inventory, when the caller read
   /// them (checkpoint::reconcile); rendered into `checkpoint` and a CHECKPOINT section.
   std::optional<checkpoint::Reconciliation> checkpoint;
+  /// The training run priced on every reported card (the --mode job, else LoRA).
+  std::optional<TrainingPlan> training_run;
+  /// Serving throughput and cost per reported card, on the fewest cards that hold a request
+  /// (the first card: --gpus when given).
+  std::vector<ServingPlan> serving;
+  ServingRequest serving_request;
+  CostAssumptions cost;
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 

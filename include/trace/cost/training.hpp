@@ -1,0 +1,95 @@
+#pragma once
+/// How long a training run takes and what it costs on each card: FLOPs / (GPUs x peak x MFU),
+/// priced on the smallest number of cards the memory estimator says can hold the job.
+/// Formulas, defaults and their sources: docs/cost.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace/cost/flops.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
+
+namespace trace {
+
+/// The efficiencies a roofline bound is scaled by to give an expected time. Each is a named,
+/// overridable input (`--mfu`, `--moe-mfu`, `--serve-mfu`, `--mbu`); the defaults are the
+/// medians of measured / bound over ../shared/reference/throughput.csv (docs/cost.md).
+struct CostAssumptions {
+  double training_mfu = 0.40;      ///< dense training: model FLOPs / (GPUs x peak x time)
+  double training_moe_mfu = 0.24;  ///< MoE training (grouped GEMMs, all-to-all dispatch)
+  double serve_compute_efficiency = 0.50;    ///< prefill / compute-bound decode
+  double serve_bandwidth_efficiency = 0.80;  ///< memory-bound decode (achieved / peak bandwidth)
+  /// Training: the format the matrix multiplies run in; unset: from --precision (mixed and pure
+  /// bf16 -> bf16, fp16 -> fp16, fp32 -> fp32).
+  std::optional<ComputeDtype> training_compute;
+};
+
+/// Throws ConfigError naming the flag when an efficiency is outside (0, 1].
+void validate_cost_assumptions(const CostAssumptions& assumptions);
+
+/// How much a run trains on: tokens = samples x seq_len x epochs, or tokens given directly.
+struct RunSize {
+  std::int64_t tokens = 0;
+  std::int64_t samples = 0;  ///< 0 when the run was given in tokens
+  std::int64_t epochs = 0;
+  /// Tokens per sequence (the FLOPs' attention term and the memory estimate use it).
+  std::int64_t seq_len = 0;
+  bool is_default = false;   ///< trace's default run, not the user's
+};
+/// 50,000 samples x 2,048 tokens x 10 epochs: docs/cost.md, "Default run".
+RunSize default_run_size(std::int64_t seq_len);
+/// `tokens` in sequences of `seq_len`; throws ConfigError when either is < 1.
+RunSize run_size_from_tokens(std::int64_t tokens, std::int64_t seq_len);
+/// samples x seq_len x epochs; throws ConfigError when a factor is < 1 or the product overflows.
+RunSize run_size_from_samples(std::int64_t samples, std::int64_t seq_len, std::int64_t epochs);
+
+/// The run on one card.
+struct TrainingRun {
+  std::string gpu;             ///< card id
+  std::string name;
+  std::int64_t gpus = 0;       ///< cards the job needs (0: no count up to the search limit fits)
+  std::string strategy;        ///< "1 GPU" or "ZeRO-3 / FSDP"
+  std::int64_t peak_bytes_per_gpu = 0;
+  std::string compute_dtype;   ///< the peak used
+  double peak_flops_per_s = 0; ///< per GPU
+  double mfu = 0;
+  double flops = 0;            ///< the whole run, recomputation included
+  double hours = 0;
+  std::optional<double> usd;   ///< absent when the card has no price
+  double price_usd_per_hour = 0;
+  std::string blocker;         ///< why the card cannot run it (empty when it can)
+  bool runs() const { return blocker.empty(); }
+};
+
+struct TrainingPlan {
+  Job job;
+  RunSize size;
+  TrainingFlops flops;     ///< per token
+  double total_flops = 0;  ///< size.tokens x flops.per_token
+  bool moe = false;
+  double mfu = 0;          ///< the one applied
+  std::vector<TrainingRun> runs;  ///< one per card, those that cannot run it included
+};
+
+/// Fewest cards (1..4096) on which the job fits `budget_bytes` per card: one card as the job
+/// says, more with ZeRO-3 / FSDP data parallelism (parameters, gradients, optimizer states
+/// sharded). nullopt when none does. `peak_bytes` gets the per-card peak of the answer.
+std::optional<std::int64_t> smallest_fitting_gpus(const ModelDescription& model,
+                                                  const ParameterCount& params, const Job& job,
+                                                  const MemoryAssumptions& memory,
+                                                  std::int64_t budget_bytes,
+                                                  std::int64_t* peak_bytes = nullptr);
+
+/// Peak used for a training job: CostAssumptions::training_compute, else from the precision.
+ComputeDtype training_compute_dtype(const Job& job, const CostAssumptions& assumptions);
+
+/// Time and cost of `size` on every card in `cards`.
+TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& params,
+                           const Job& job, const RunSize& size, const MemoryAssumptions& memory,
+                           const CostAssumptions& assumptions,
+                           const std::vector<const GpuSpec*>& cards);
+
+}  // namespace trace

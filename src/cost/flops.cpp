@@ -1,0 +1,122 @@
+#include "trace/cost/flops.hpp"
+
+#include <algorithm>
+
+#include "trace/estimate/memory.hpp"
+
+namespace trace {
+
+namespace {
+
+// FLOPs per attended key of one attention module: q.k over the query/key width, then the
+// probabilities times V over the value width, for every query head.
+double flops_per_key(const Attention& attention) {
+  if (attention.kind == AttentionKind::mla) {
+    const MlaShape& mla = attention.mla;
+    return 2.0 * static_cast<double>(attention.num_heads) *
+           static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim);
+  }
+  if (attention.kind != AttentionKind::standard) return 0;
+  return 2.0 * static_cast<double>(attention.num_heads) * 2.0 *
+         static_cast<double>(attention.head_dim);
+}
+
+double scan_flops(const Ssm& ssm) {
+  const double per_element = ssm.kind == SsmKind::gated_delta_net || ssm.kind == SsmKind::kimi_delta
+                                 ? k_delta_scan_flops_per_state_element
+                                 : k_scan_flops_per_state_element;
+  return per_element * static_cast<double>(ssm.state_elements());
+}
+
+// Weights multiplied per token: active parameters less the input lookup tables, plus the blocks
+// that reuse an earlier block's weights (Zamba2), which run again without new parameters.
+double matmul_flops(const ModelDescription& model, const ParameterCount& params) {
+  double weights = static_cast<double>(params.active_without_embedding);
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.shared_weights) weights += static_cast<double>(block_active_params(block));
+    }
+  }
+  return 2.0 * weights;
+}
+
+// `keys(window, causal)`: how many keys a token attends to under that window.
+template <typename Keys>
+TokenFlops token_flops(const ModelDescription& model, const ParameterCount& params, Keys keys,
+                       std::int64_t cross_keys) {
+  TokenFlops flops;
+  flops.matmul = matmul_flops(model, params);
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      flops.attention += flops_per_key(block.attention) *
+                         keys(block.attention.sliding_window, stack.causal);
+      if (block.cross_attention) {
+        const std::int64_t source = block.cross_attention->cross_source_tokens > 0
+                                        ? block.cross_attention->cross_source_tokens
+                                        : cross_keys;
+        flops.attention += flops_per_key(*block.cross_attention) * static_cast<double>(source);
+      }
+      if (block.ssm) flops.ssm += scan_flops(*block.ssm);
+    }
+  }
+  return flops;
+}
+
+}  // namespace
+
+double average_causal_keys(std::int64_t seq_len, std::int64_t window) {
+  if (seq_len <= 0) return 0;
+  const double length = static_cast<double>(seq_len);
+  if (window <= 0 || window >= seq_len) return (length + 1) / 2;
+  const double w = static_cast<double>(window);
+  // positions 1..w see p keys, the remaining L - w see w each.
+  return (w * (w + 1) / 2 + (length - w) * w) / length;
+}
+
+TokenFlops training_token_flops(const ModelDescription& model, const ParameterCount& params,
+                                std::int64_t seq_len) {
+  const auto keys = [seq_len](std::int64_t window, bool causal) {
+    if (!causal) return static_cast<double>(window > 0 ? std::min(window, seq_len) : seq_len);
+    return average_causal_keys(seq_len, window);
+  };
+  return token_flops(model, params, keys, seq_len);
+}
+
+TokenFlops decode_token_flops(const ModelDescription& model, const ParameterCount& params,
+                              std::int64_t context) {
+  const auto keys = [context](std::int64_t window, bool) {
+    return static_cast<double>(window > 0 ? std::min(window, context) : context);
+  };
+  return token_flops(model, params, keys, context);
+}
+
+double prefill_flops(const ModelDescription& model, const ParameterCount& params,
+                     std::int64_t tokens) {
+  return static_cast<double>(tokens) * training_token_flops(model, params, tokens).total();
+}
+
+TrainingFlops training_flops(const ModelDescription& model, const ParameterCount& params,
+                             const Job& job) {
+  TrainingFlops result;
+  result.forward = training_token_flops(model, params, job.seq_len);
+  const TokenFlops& f = result.forward;
+  const double weightless = f.attention + f.ssm;  // no weight gradient to skip
+  if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
+    result.adapter_params = lora_parameters(model, job.lora_rank, job.lora_targets);
+    result.model_per_token =
+        2 * f.matmul + 3 * weightless + 6.0 * static_cast<double>(result.adapter_params);
+  } else {
+    result.model_per_token = 3 * f.total();
+  }
+  result.per_token = result.model_per_token;
+  if (job.checkpointing == Checkpointing::full || job.checkpointing == Checkpointing::offload) {
+    result.per_token += f.total();
+  } else if (job.checkpointing == Checkpointing::selective) {
+    result.per_token += f.attention;
+  }
+  return result;
+}
+
+}  // namespace trace

@@ -1,0 +1,244 @@
+#include "trace/cost/serving.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/fit.hpp"
+#include "monotone_search.hpp"
+
+namespace trace {
+
+namespace {
+
+constexpr std::int64_t k_max_concurrency = 1LL << 20;
+
+// Routed-expert parameters per MoE layer with its (experts, top_k), text path only.
+struct MoeLayer {
+  double routed_params = 0;
+  std::int64_t experts = 0;
+  std::int64_t top_k = 0;
+};
+
+std::vector<MoeLayer> moe_layers(const ModelDescription& model) {
+  std::vector<MoeLayer> layers;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (!block.moe || block.shared_weights) continue;
+      layers.push_back({static_cast<double>(moe_params(*block.moe).routed), block.moe->num_experts,
+                        block.moe->top_k});
+    }
+  }
+  return layers;
+}
+
+// The share of the routed experts' weights a step over `tokens` tokens reads (1 for dense).
+double routed_share_touched(const std::vector<MoeLayer>& layers, double tokens) {
+  double all = 0, touched = 0;
+  for (const MoeLayer& layer : layers) {
+    all += layer.routed_params;
+    touched += layer.routed_params *
+               expected_experts_hit(layer.experts, layer.top_k, tokens) /
+               static_cast<double>(std::max<std::int64_t>(layer.experts, 1));
+  }
+  return all > 0 ? touched / all : 1.0;
+}
+
+std::int64_t kv_heads_of(const ModelDescription& model) {
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.attention.kind == AttentionKind::standard) return block.attention.num_kv_heads;
+      if (block.attention.kind == AttentionKind::mla) return 1;  // one latent, replicated
+    }
+  }
+  return 1;
+}
+
+std::optional<std::int64_t> serve_peak(const ModelDescription& model, const ParameterCount& params,
+                                       Job job, const MemoryAssumptions& memory,
+                                       std::int64_t concurrency) {
+  job.concurrency = concurrency;
+  try {
+    return checked_add(estimate_job(model, params, job, memory).breakdown.total(),
+                       memory.cuda_context_bytes);
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void validate_serving_request(const ServingRequest& r) {
+  const auto check = [](std::int64_t value, std::int64_t min, std::int64_t max, const char* flag) {
+    if (value < min || value > max) {
+      throw ConfigError(fmt::format("{} = {} is out of range ({}..{})", flag, value, min, max));
+    }
+  };
+  check(r.context_in, 0, 1LL << 26, "--context-in");
+  check(r.context_out, 1, 1LL << 26, "--context-out");
+  check(r.gpus, 1, 1LL << 10, "--gpus");
+  if (!(r.min_user_tps >= 0) || !std::isfinite(r.min_user_tps)) {
+    throw ConfigError(fmt::format("--min-user-tps = {} must be a number >= 0", r.min_user_tps));
+  }
+}
+
+double expected_experts_hit(std::int64_t experts, std::int64_t top_k, double tokens) {
+  if (experts <= 0 || top_k <= 0 || !(tokens > 0)) return 0;
+  const double e = static_cast<double>(experts);
+  const double miss = 1.0 - std::min(1.0, static_cast<double>(top_k) / e);
+  return e * (1.0 - std::pow(miss, tokens));
+}
+
+ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAssumptions& memory,
+                                   const GpuSpec& gpu) {
+  std::optional<ComputeDtype> wanted;
+  if (memory.serve_weight_bytes >= 0 && model.quantization) {
+    const Quantization& q = *model.quantization;
+    switch (q.format) {
+      case QuantFormat::fp8_block:
+      case QuantFormat::fp8_tensor: wanted = ComputeDtype::fp8; break;
+      case QuantFormat::mxfp4: wanted = ComputeDtype::mxfp4; break;
+      case QuantFormat::modelopt:
+        if (q.modelopt && q.modelopt->default_format == ModuleFormat::nvfp4) {
+          wanted = ComputeDtype::nvfp4;
+        } else if (q.modelopt && q.modelopt->default_format == ModuleFormat::fp8) {
+          wanted = ComputeDtype::fp8;
+        }
+        break;
+      default: break;  // GPTQ, AWQ, bitsandbytes: weight-only, the matmul runs in 16 bits
+    }
+  } else if (memory.serve_weight_dtype == Dtype::fp8) {
+    wanted = ComputeDtype::fp8;
+  } else if (memory.serve_weight_dtype == Dtype::fp16) {
+    wanted = ComputeDtype::fp16;
+  }
+  // An NVFP4 checkpoint whose card lacks FP4 still runs its FP8 parts natively on FP8 cards
+  // (vLLM's Marlin / FP8 paths); the 16-bit peak is the honest floor.
+  if (wanted && peak_flops_per_s(gpu, *wanted)) return *wanted;
+  if (wanted == ComputeDtype::nvfp4 || wanted == ComputeDtype::mxfp4) {
+    if (peak_flops_per_s(gpu, ComputeDtype::fp8)) return ComputeDtype::fp8;
+  }
+  if (peak_flops_per_s(gpu, ComputeDtype::bf16)) return ComputeDtype::bf16;
+  return ComputeDtype::fp16;
+}
+
+ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& params,
+                         const Job& serve_job, const MemoryAssumptions& memory,
+                         const CostAssumptions& assumptions, const ServingRequest& request,
+                         const GpuSpec& gpu) {
+  validate_cost_assumptions(assumptions);
+  validate_serving_request(request);
+  ServingPlan plan;
+  plan.gpu = gpu.id;
+  plan.name = gpu.name;
+  plan.gpus = request.gpus;
+  const ComputeDtype compute = serving_compute_dtype(model, memory, gpu);
+  plan.compute_dtype = std::string(compute_dtype_name(compute));
+  plan.peak_flops_per_s = peak_flops_per_s(gpu, compute).value_or(0);
+  plan.bandwidth_bytes_per_s = static_cast<double>(gpu.memory_bandwidth_bytes_per_s);
+  plan.price_usd_per_hour = gpu.price_usd_per_hour.value_or(0);
+  if (plan.peak_flops_per_s <= 0 || plan.bandwidth_bytes_per_s <= 0) {
+    plan.blocker = "the GPU table has no peak FLOP/s or bandwidth for this card";
+    return plan;
+  }
+
+  Job job = serve_job;
+  job.mode = JobMode::serve;
+  job.gpus = job.tp = request.gpus;
+  job.pp = 1;
+  job.sharding = Sharding::single;
+  job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
+  const std::int64_t budget = budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
+  const auto fits = [&](std::int64_t concurrency) {
+    const std::optional<std::int64_t> peak = serve_peak(model, params, job, memory, concurrency);
+    return peak && *peak <= budget;
+  };
+  const std::optional<std::int64_t> one = serve_peak(model, params, job, memory, 1);
+  if (!one || *one > budget) {
+    plan.blocker = fmt::format("one request of {} tokens does not fit {} x {}", job.context,
+                               request.gpus, gpu.id);
+    return plan;
+  }
+  if (fits(k_max_concurrency)) {
+    plan.max_concurrency = k_max_concurrency;
+  } else {
+    // Memory grows about linearly with requests: guess from requests 1 and 2, then search.
+    const std::optional<std::int64_t> two = serve_peak(model, params, job, memory, 2);
+    std::int64_t guess = 2;
+    if (two && *two > *one) {
+      guess = 1 + static_cast<std::int64_t>(std::min(
+                      static_cast<double>(budget - *one) / static_cast<double>(*two - *one), 1e9));
+    }
+    plan.max_concurrency =
+        search::first_true([&](std::int64_t c) { return !fits(c); }, guess + 1, 2,
+                           k_max_concurrency) -
+        1;
+  }
+
+  // Per-GPU quantities of one step.
+  const double tp = static_cast<double>(request.gpus);
+  const double kv_split =
+      static_cast<double>(std::min(request.gpus, std::max<std::int64_t>(kv_heads_of(model), 1)));
+  const double weights = static_cast<double>(
+      job.weight_bytes ? *job.weight_bytes : estimate_job(model, params, job, memory).breakdown.weights *
+                                                 request.gpus);
+  const double routed_params = static_cast<double>(component_count(params, "experts"));
+  const double text_params = static_cast<double>(std::max<std::int64_t>(1, params.total - params.mtp));
+  const double routed_bytes = memory.serve_expert_bytes >= 0
+                                  ? static_cast<double>(memory.serve_expert_bytes)
+                                  : weights * routed_params / text_params;
+  const std::vector<MoeLayer> layers = moe_layers(model);
+  const std::int64_t mean_context = request.context_in + request.context_out / 2;
+  const double kv_per_request =
+      static_cast<double>(kv_cache_bytes(model, std::max<std::int64_t>(1, mean_context), job.kv_dtype));
+  const double state_per_request = static_cast<double>(
+      ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes));
+  const double decode_flops = decode_token_flops(model, params, std::max<std::int64_t>(1, mean_context)).total();
+  const double prompt_flops = prefill_flops(model, params, request.context_in);
+  const double out = static_cast<double>(request.context_out);
+
+  const auto point_at = [&](std::int64_t concurrency) {
+    ServingPoint point;
+    point.concurrency = concurrency;
+    const double b = static_cast<double>(concurrency);
+    const double tokens = b + b * static_cast<double>(request.context_in) / out;
+    const double touched = weights - routed_bytes + routed_bytes * routed_share_touched(layers, tokens);
+    point.bytes_per_step = touched / tp + b * kv_per_request / kv_split + 2 * b * state_per_request / tp;
+    point.flops_per_step = (b * decode_flops + b / out * prompt_flops) / tp;
+    const double memory_time = point.bytes_per_step / plan.bandwidth_bytes_per_s;
+    const double compute_time = point.flops_per_step / plan.peak_flops_per_s;
+    const double bound = std::max(memory_time, compute_time);
+    point.step_seconds = std::max(memory_time / assumptions.serve_bandwidth_efficiency,
+                                  compute_time / assumptions.serve_compute_efficiency);
+    point.memory_bound = memory_time / assumptions.serve_bandwidth_efficiency >=
+                         compute_time / assumptions.serve_compute_efficiency;
+    point.bound_user_tokens_per_s = 1 / bound;
+    point.bound_total_tokens_per_s = b / bound;
+    point.user_tokens_per_s = 1 / point.step_seconds;
+    point.total_tokens_per_s = b / point.step_seconds;
+    return point;
+  };
+  for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
+  plan.points.push_back(point_at(plan.max_concurrency));
+  for (const ServingPoint& point : plan.points) {
+    if (point.user_tokens_per_s < request.min_user_tps) continue;
+    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
+  }
+  if (plan.best && gpu.price_usd_per_hour) {
+    plan.usd_per_million_tokens =
+        *gpu.price_usd_per_hour * tp / (plan.best->total_tokens_per_s * 3600) * 1e6;
+  }
+  const double prefill_compute =
+      prompt_flops / tp / (plan.peak_flops_per_s * assumptions.serve_compute_efficiency);
+  const double prefill_memory =
+      weights / tp / (plan.bandwidth_bytes_per_s * assumptions.serve_bandwidth_efficiency);
+  plan.ttft_seconds = std::max(prefill_compute, prefill_memory);
+  return plan;
+}
+
+}  // namespace trace

@@ -1,0 +1,178 @@
+#include "trace/cost/training.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/fit.hpp"
+#include "monotone_search.hpp"
+
+namespace trace {
+
+namespace {
+
+bool has_moe(const ModelDescription& model) {
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.moe) return true;
+    }
+  }
+  return false;
+}
+
+// Per-card peak of `job` on `gpus` cards (ZeRO-3 beyond one), or nullopt when the job's own
+// checks refuse the split.
+std::optional<std::int64_t> peak_on(const ModelDescription& model, const ParameterCount& params,
+                                    Job job, const MemoryAssumptions& memory, std::int64_t gpus) {
+  job.gpus = gpus;
+  job.tp = job.pp = job.ep = 1;
+  job.sharding = gpus > 1 ? Sharding::zero3 : Sharding::single;
+  try {
+    const JobEstimate estimate = estimate_job(model, params, job, memory);
+    return checked_add(estimate.breakdown.total(), memory.cuda_context_bytes);
+  } catch (const ConfigError&) {
+    return std::nullopt;  // an overflow at absurd sizes: treat as "does not fit"
+  }
+}
+
+}  // namespace
+
+void validate_cost_assumptions(const CostAssumptions& a) {
+  const auto check = [](double value, const char* flag) {
+    if (!(value > 0 && value <= 1)) {
+      throw ConfigError(fmt::format("{} = {} must be a fraction in (0, 1]", flag, value));
+    }
+  };
+  check(a.training_mfu, "--mfu");
+  check(a.training_moe_mfu, "--moe-mfu");
+  check(a.serve_compute_efficiency, "--serve-mfu");
+  check(a.serve_bandwidth_efficiency, "--mbu");
+}
+
+RunSize default_run_size(std::int64_t seq_len) {
+  RunSize size = run_size_from_samples(50'000, seq_len, 10);
+  size.is_default = true;
+  return size;
+}
+
+RunSize run_size_from_tokens(std::int64_t tokens, std::int64_t seq_len) {
+  if (tokens < 1) throw ConfigError(fmt::format("--tokens = {} must be at least 1", tokens));
+  if (seq_len < 1) throw ConfigError(fmt::format("--seq-len = {} must be at least 1", seq_len));
+  RunSize size;
+  size.tokens = tokens;
+  size.seq_len = seq_len;
+  return size;
+}
+
+RunSize run_size_from_samples(std::int64_t samples, std::int64_t seq_len, std::int64_t epochs) {
+  if (samples < 1) throw ConfigError(fmt::format("--samples = {} must be at least 1", samples));
+  if (seq_len < 1) throw ConfigError(fmt::format("--seq-len = {} must be at least 1", seq_len));
+  if (epochs < 1) throw ConfigError(fmt::format("--epochs = {} must be at least 1", epochs));
+  RunSize size;
+  size.samples = samples;
+  size.seq_len = seq_len;
+  size.epochs = epochs;
+  size.tokens = checked_mul(checked_mul(samples, seq_len, "the run's tokens"), epochs,
+                            "the run's tokens");
+  return size;
+}
+
+std::optional<std::int64_t> smallest_fitting_gpus(const ModelDescription& model,
+                                                  const ParameterCount& params, const Job& job,
+                                                  const MemoryAssumptions& memory,
+                                                  std::int64_t budget_bytes,
+                                                  std::int64_t* peak_bytes) {
+  const auto fits = [&](std::int64_t gpus) {
+    const std::optional<std::int64_t> peak = peak_on(model, params, job, memory, gpus);
+    return peak && *peak <= budget_bytes;
+  };
+  const std::optional<std::int64_t> on_one = peak_on(model, params, job, memory, 1);
+  if (on_one && *on_one <= budget_bytes) {
+    if (peak_bytes) *peak_bytes = *on_one;
+    return 1;
+  }
+  const std::optional<std::int64_t> on_two = peak_on(model, params, job, memory, 2);
+  if (!on_two || !fits(k_max_cards)) return std::nullopt;
+  // Per-card bytes fall as ZeRO-3 adds cards, close to unsharded + sharded / n: guess n from
+  // n = 2 (sharded = 2 x (p1 - p2)), then search outwards from the guess.
+  std::int64_t guess = 2;
+  if (on_one) {
+    const double sharded = 2.0 * static_cast<double>(*on_one - *on_two);
+    const double unsharded = static_cast<double>(*on_one) - sharded;
+    const double room = static_cast<double>(budget_bytes) - unsharded;
+    if (room > 0) guess = static_cast<std::int64_t>(std::min(std::ceil(sharded / room), 1e9));
+  }
+  const std::int64_t answer = search::first_true(fits, guess, 2, k_max_cards);
+  if (peak_bytes) *peak_bytes = peak_on(model, params, job, memory, answer).value_or(0);
+  return answer;
+}
+
+ComputeDtype training_compute_dtype(const Job& job, const CostAssumptions& assumptions) {
+  if (assumptions.training_compute) return *assumptions.training_compute;
+  switch (job.precision) {
+    case Precision::fp32: return ComputeDtype::fp32;
+    case Precision::fp16_pure: return ComputeDtype::fp16;
+    case Precision::mixed:
+    case Precision::bf16_pure: return ComputeDtype::bf16;
+  }
+  return ComputeDtype::bf16;
+}
+
+TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& params,
+                           const Job& job, const RunSize& size, const MemoryAssumptions& memory,
+                           const CostAssumptions& assumptions,
+                           const std::vector<const GpuSpec*>& cards) {
+  validate_cost_assumptions(assumptions);
+  TrainingPlan plan;
+  plan.job = job;
+  plan.job.seq_len = size.seq_len;
+  plan.size = size;
+  plan.flops = training_flops(model, params, plan.job);
+  plan.total_flops = static_cast<double>(size.tokens) * plan.flops.per_token;
+  plan.moe = has_moe(model);
+  plan.mfu = plan.moe ? assumptions.training_moe_mfu : assumptions.training_mfu;
+  const ComputeDtype compute = training_compute_dtype(plan.job, assumptions);
+  for (const GpuSpec* gpu : cards) {
+    TrainingRun run;
+    run.gpu = gpu->id;
+    run.name = gpu->name;
+    run.compute_dtype = std::string(compute_dtype_name(compute));
+    run.mfu = plan.mfu;
+    run.flops = plan.total_flops;
+    const std::optional<double> peak = peak_flops_per_s(*gpu, compute);
+    const std::int64_t budget = budget_bytes(gpu->memory_bytes_usable, memory.headroom_fraction);
+    const std::optional<std::int64_t> gpus =
+        smallest_fitting_gpus(model, params, plan.job, memory, budget, &run.peak_bytes_per_gpu);
+    if (!peak) {
+      run.blocker = fmt::format("no native {} peak in the GPU table{}", run.compute_dtype,
+                                compute == ComputeDtype::bf16 && gpu->fp16_tflops
+                                    ? " (--precision fp16 uses its fp16 peak)"
+                                    : "");
+    } else if (!gpus) {
+      const std::int64_t floor = peak_on(model, params, plan.job, memory, k_max_cards).value_or(0);
+      run.blocker = fmt::format(
+          "{:.2f} GiB per GPU even on {} cards (activations and gathered layers do not shard; "
+          "--grad-checkpointing full lowers them)",
+          static_cast<double>(floor) / static_cast<double>(k_gib), k_max_cards);
+    } else {
+      run.gpus = *gpus;
+      run.strategy = *gpus == 1 ? "1 GPU" : "ZeRO-3 / FSDP";
+      run.peak_flops_per_s = *peak;
+      const double seconds =
+          plan.total_flops / (static_cast<double>(run.gpus) * run.peak_flops_per_s * run.mfu);
+      run.hours = seconds / 3600;
+      if (gpu->price_usd_per_hour) {
+        run.price_usd_per_hour = *gpu->price_usd_per_hour;
+        run.usd = run.hours * static_cast<double>(run.gpus) * run.price_usd_per_hour;
+      }
+    }
+    plan.runs.push_back(std::move(run));
+  }
+  return plan;
+}
+
+}  // namespace trace
