@@ -19,6 +19,7 @@
 #include "trace/checkpoint/safetensors.hpp"
 #include "trace/text_match.hpp"
 #include "trace/validate/validation.hpp"
+#include "trace/render/plots.hpp"
 #include "trace/render/render.hpp"
 #include "trace/report/report.hpp"
 #include "trace/version.hpp"
@@ -486,6 +487,7 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
   } else if (options.format == "markdown") {
     render_options.format = OutputFormat::markdown;
   }
+  if (!options.plot.empty()) write_text_file(options.plot, plot_svg(report));
   out << render(report, render_options);
   return k_exit_ok;
 }

@@ -45,6 +45,22 @@ std::string read_text_file(const std::string& path) {
   return text.str();
 }
 
+void write_text_file(const std::string& path, std::string_view text) {
+  const std::string temp = path + ".trace-tmp";
+  {
+    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+    if (!file) throw ConfigError(fmt::format("cannot write {}", path));
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!file.flush()) throw ConfigError(fmt::format("cannot write {}", path));
+  }
+  std::error_code error;
+  fs::rename(temp, path, error);
+  if (error) {
+    fs::remove(temp, error);
+    throw ConfigError(fmt::format("cannot write {}: {}", path, error.message()));
+  }
+}
+
 std::optional<RepoId> parse_repo_id(std::string_view spec) {
   RepoId id;
   id.revision = "main";

@@ -69,8 +69,10 @@ std::string render_markdown(const Report& report) {
   if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
     out += "\n## Serving\n\n" + sections::serving_title(report) + "\n\n";
     append_table(out, sections::serving_cards_table(report));
-    out += "\nOn " + report.serving.front().gpu + ":\n\n";
-    append_table(out, sections::serving_points_table(report));
+    if (report.cards_given || report.only_mode == "serve") {
+      out += "\nOn " + report.serving.front().gpu + ":\n\n";
+      append_table(out, sections::serving_points_table(report));
+    }
   }
   out += "\n## Structure\n\n";
   append_table(out, sections::structure_table(report));

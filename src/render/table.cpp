@@ -1,8 +1,10 @@
-// The terminal report. Plain ASCII so it survives pipes, logs and CI consoles.
+// The terminal report: plain ASCII tables (they survive pipes, logs and CI consoles) and one
+// UTF-8 block-character bar chart of the memory breakdown.
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "sections.hpp"
+#include "trace/render/chart.hpp"
 #include "trace/render/checkpoint.hpp"
 #include "trace/render/render.hpp"
 
@@ -63,6 +65,16 @@ std::string render_table(const Report& report) {
   }
   if (report.job) out += "  " + sections::job_line(report) + "\n";
   out += "  " + sections::kv_line(report) + "\n";
+  {
+    const auto [title, parts] = sections::memory_bars(report);
+    out += "  " + title + ":\n";
+    std::string bars = render_bar_chart(parts);
+    for (std::size_t start = 0; start < bars.size();) {
+      const std::size_t end = bars.find('\n', start);
+      out += "    " + bars.substr(start, end - start) + "\n";
+      start = end == std::string::npos ? bars.size() : end + 1;
+    }
+  }
   if (report.only_mode != "qlora") {  // the card table has no QLoRA column; the job line says it
     out += fmt::format(
         "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, {} for "
@@ -84,8 +96,10 @@ std::string render_table(const Report& report) {
   if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
     out += "\nSERVING (" + sections::serving_title(report) + ")\n";
     append_table(out, sections::serving_cards_table(report));
-    out += "  on " + report.serving.front().gpu + ":\n";
-    append_table(out, sections::serving_points_table(report));
+    if (report.cards_given || report.only_mode == "serve") {
+      out += "  on " + report.serving.front().gpu + ":\n";
+      append_table(out, sections::serving_points_table(report));
+    }
   }
   out += "\nSTRUCTURE\n";
   append_table(out, sections::structure_table(report));

@@ -151,6 +151,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     for (const GpuSpec& gpu : gpus.gpus) cards.push_back(&gpu);
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
+  report.cards_given = !request.gpu_ids.empty();
   if (request.training) {
     // Sharded training counts from the job estimator itself (ZeRO-3 with its gathered layers),
     // so the table and the training run's card count agree.

@@ -83,5 +83,7 @@ bool env_flag_set(const std::optional<std::string>& value);
 
 /// Reads a whole text file (at most 64 MiB). Throws ConfigError when it cannot.
 std::string read_text_file(const std::string& path);
+/// Writes `text` to `path` (a temp file renamed into place). Throws ConfigError when it cannot.
+void write_text_file(const std::string& path, std::string_view text);
 
 }  // namespace trace

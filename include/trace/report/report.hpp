@@ -68,6 +68,7 @@ struct Report {
   MemoryAssumptions assumptions;
   MemoryEstimate memory;
   std::vector<CardFit> cards;
+  bool cards_given = false;  ///< the cards are the user's --gpu list, not the default set
   /// Serving on the first card: the longest context per request at --concurrency requests.
   std::int64_t longest_context = 0;
   bool include_graph = false;

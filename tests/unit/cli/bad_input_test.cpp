@@ -69,8 +69,18 @@ CliResult run_config(const nlohmann::json& config, const std::vector<std::string
   return run_text(config.dump(), args);
 }
 
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Time and cost (docs/cost.md) are real-valued: hours, dollars, tokens per second, FLOPs.
+bool in_cost_section(const std::string& path) {
+  return path.rfind(".training.", 0) == 0 || path.rfind(".serving.", 0) == 0;
+}
+
 // Every number in a plan is a non-negative integer, except the one fraction the workload
-// echoes back; nulls appear only where the contract allows "none" (min_cards).
+// echoes back and the cost sections' real numbers; nulls appear only where the contract allows
+// "none" (min_cards; a serving card without a best point or a price).
 void check_sane_numbers(const nlohmann::json& value, const std::string& path) {
   if (value.is_object()) {
     for (auto it = value.begin(); it != value.end(); ++it) {
@@ -82,11 +92,14 @@ void check_sane_numbers(const nlohmann::json& value, const std::string& path) {
     }
   } else if (value.is_null()) {
     INFO(path);
-    CHECK(path.size() >= 10);
-    CHECK(path.substr(path.size() - 10) == ".min_cards");
+    const bool allowed = ends_with(path, ".min_cards") ||
+                         (in_cost_section(path) &&
+                          (ends_with(path, ".best") || ends_with(path, ".usd_per_million_tokens") ||
+                           ends_with(path, ".usd") || ends_with(path, ".price_usd_per_hour")));
+    CHECK(allowed);
   } else if (value.is_number_float()) {
     INFO(path);
-    CHECK(path == ".workload.headroom_fraction");
+    CHECK((path == ".workload.headroom_fraction" || in_cost_section(path)));
     CHECK(std::isfinite(value.get<double>()));
     CHECK(value.get<double>() >= 0.0);
   } else if (value.is_number_integer() && !value.is_number_unsigned()) {
