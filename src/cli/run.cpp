@@ -493,7 +493,8 @@ int plan_command(const std::vector<std::string>& args, std::ostream& out, std::o
 }
 
 int gpus_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"List the GPU table: usable memory, bandwidth, bf16 peak, price.", "trace gpus"};
+  CLI::App app{"List the GPU table: usable memory, bandwidth, dense peaks, interconnect, price.",
+               "trace gpus"};
   std::string table;
   bool json = false;
   app.add_option("--gpu-table", table, "GPU table JSON replacing data/gpus.json");
@@ -501,29 +502,64 @@ int gpus_command(const std::vector<std::string>& args, std::ostream& out, std::o
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const GpuCatalog catalog =
       table.empty() ? builtin_gpu_catalog() : parse_gpu_catalog(read_text_file(table), table);
+  const auto tflops = [](const GpuSpec& gpu, ComputeDtype dtype) -> std::optional<double> {
+    const std::optional<double> peak = peak_flops_per_s(gpu, dtype);
+    if (!peak) return std::nullopt;
+    return *peak / 1e12;
+  };
   if (json) {
-    out << "[";
-    for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-      const GpuSpec& gpu = catalog.gpus[i];
-      out << (i ? ",\n " : "\n ")
-          << fmt::format(R"({{"id": "{}", "memory_bytes": {}, "memory_bytes_marketed": {}}})",
-                         gpu.id, gpu.memory_bytes_usable, gpu.memory_bytes_marketed);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const GpuSpec& gpu : catalog.gpus) {
+      nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+      for (const ComputeDtype dtype : {ComputeDtype::fp32, ComputeDtype::tf32, ComputeDtype::bf16,
+                                       ComputeDtype::fp16, ComputeDtype::fp8, ComputeDtype::int8,
+                                       ComputeDtype::nvfp4, ComputeDtype::mxfp4}) {
+        const std::optional<double> peak = tflops(gpu, dtype);
+        peaks[std::string(compute_dtype_name(dtype))] =
+            peak ? nlohmann::ordered_json(*peak) : nlohmann::ordered_json(nullptr);
+      }
+      rows.push_back({{"id", gpu.id},
+                      {"name", gpu.name},
+                      {"memory_bytes", gpu.memory_bytes_usable},
+                      {"memory_bytes_marketed", gpu.memory_bytes_marketed},
+                      {"memory_bandwidth_bytes_per_s", gpu.memory_bandwidth_bytes_per_s},
+                      {"peak_tflops", peaks},
+                      {"interconnect_bytes_per_s", gpu.interconnect_bytes_per_s},
+                      {"price_usd_per_hour", gpu.price_usd_per_hour
+                                                 ? nlohmann::ordered_json(*gpu.price_usd_per_hour)
+                                                 : nlohmann::ordered_json(nullptr)},
+                      {"price_date", gpu.price_date}});
     }
-    out << "\n]\n";
+    out << rows.dump(1) << "\n";
     return k_exit_ok;
   }
-  out << fmt::format("  {:<16} {:>10} {:>10} {:>11} {:>9}  {}\n", "id", "usable", "bandwidth",
-                     "bf16 TFLOPS", "$/hour", "name");
+  const auto cell = [](std::optional<double> value) {
+    return value ? fmt::format("{:.0f}", *value) : std::string("-");
+  };
+  out << fmt::format("  {:<16} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>7}  {}\n", "id",
+                     "usable", "HBM", "bf16", "fp8", "fp4", "link", "$/GPU-h", "as of", "name");
+  out << fmt::format("  {:<16} {:>10} {:>10} {:>6} {:>6} {:>6} {:>6} {:>9} {:>7}\n", "", "",
+                     "TB/s", "TFLOPS", "TFLOPS", "TFLOPS", "GB/s", "", "");
   for (const GpuSpec& gpu : catalog.gpus) {
-    out << fmt::format("  {:<16} {:>10} {:>7.2f} TB/s {:>11} {:>9}  {}\n", gpu.id,
-                       format_bytes(gpu.memory_bytes_usable),
-                       static_cast<double>(gpu.memory_bandwidth_bytes_per_s) / 1e12,
-                       gpu.bf16_tflops ? fmt::format("{:.1f}", *gpu.bf16_tflops) : "-",
-                       gpu.price_usd_per_hour ? fmt::format("{:.2f}", *gpu.price_usd_per_hour) : "-",
-                       gpu.name);
+    const std::optional<double> half =
+        gpu.bf16_tflops ? tflops(gpu, ComputeDtype::bf16) : std::nullopt;
+    std::optional<double> fp4 = tflops(gpu, ComputeDtype::nvfp4);
+    if (!fp4) fp4 = tflops(gpu, ComputeDtype::mxfp4);
+    out << fmt::format(
+        "  {:<16} {:>10} {:>10.2f} {:>6} {:>6} {:>6} {:>6} {:>9} {:>7}  {}\n", gpu.id,
+        format_bytes(gpu.memory_bytes_usable),
+        static_cast<double>(gpu.memory_bandwidth_bytes_per_s) / 1e12, cell(half),
+        cell(tflops(gpu, ComputeDtype::fp8)), cell(fp4),
+        gpu.interconnect_bytes_per_s > 0
+            ? fmt::format("{:.0f}", static_cast<double>(gpu.interconnect_bytes_per_s) / 1e9)
+            : "-",
+        gpu.price_usd_per_hour ? fmt::format("{:.2f}", *gpu.price_usd_per_hour) : "-",
+        gpu.price_usd_per_hour ? gpu.price_date.substr(0, 7) : "", gpu.name);
   }
-  out << fmt::format("\n{} cards; table as of {} (data/gpus.json, docs/gpus.md)\n",
-                     catalog.gpus.size(), catalog.as_of);
+  out << fmt::format(
+      "\n{} cards; dense peaks (- : no native support); table as of {} (data/gpus.json, "
+      "docs/gpus.md)\n",
+      catalog.gpus.size(), catalog.as_of);
   return k_exit_ok;
 }
 

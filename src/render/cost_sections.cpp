@@ -153,7 +153,8 @@ Table serving_cards_table(const Report& report) {
     } else {
       row.insert(row.end(), {"none", "-", "-", "-"});
     }
-    row.push_back(fmt::format("{:.0f} ms", plan.ttft_seconds * 1000));
+    const double ttft_ms = plan.ttft_seconds * 1000;
+    row.push_back(fmt::format("{:.{}f} ms", ttft_ms, ttft_ms < 10 ? 2 : 0));
     table.rows.push_back(std::move(row));
   }
   return table;
