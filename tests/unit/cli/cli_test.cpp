@@ -152,22 +152,6 @@ TEST_CASE("option --json follows the trace.plan/1 contract", "[cli][json]") {
     }
   }
   CHECK(saw_h100);
-  // Dense peaks per dtype from the datasheets (docs/gpus.md): H100 SXM bf16 989.5, fp8 1,979, no
-  // fp4; B200 runs NVFP4 at 9,000; MI355X runs MXFP4 (10,066.4) but not NVFP4; T4 has no bf16.
-  const auto peak = [&](const std::string& id, const std::string& dtype) {
-    for (const nlohmann::json& gpu : list) {
-      if (gpu.at("id") == id) return gpu.at("peak_tflops").at(dtype);
-    }
-    return nlohmann::json();
-  };
-  CHECK(peak("h100-80gb", "bf16") == 989.5);
-  CHECK(peak("h100-80gb", "fp8") == 1979.0);
-  CHECK(peak("h100-80gb", "nvfp4").is_null());
-  CHECK(peak("b200", "nvfp4") == 9000.0);
-  CHECK(peak("mi355x", "nvfp4").is_null());
-  CHECK(peak("mi355x", "mxfp4") == 10066.4);
-  CHECK(peak("t4", "bf16").is_null());
-  CHECK(peak("t4", "fp16") == 65.0);
 }
 
 TEST_CASE("option --json and --format json print the same object, deterministically", "[cli][json]") {
@@ -284,6 +268,22 @@ TEST_CASE("trace gpus lists the table", "[cli][gpus]") {
           gpu.at("memory_bytes_marketed").get<std::int64_t>());
   }
   CHECK(saw_h100);
+  // Dense peaks per dtype from the datasheets (docs/gpus.md): H100 SXM bf16 989.5, fp8 1,979, no
+  // fp4; B200 runs NVFP4 at 9,000; MI355X runs MXFP4 (10,066.4) but not NVFP4; T4 has no bf16.
+  const auto peak = [&](const std::string& id, const std::string& dtype) {
+    for (const nlohmann::json& gpu : list) {
+      if (gpu.at("id") == id) return gpu.at("peak_tflops").at(dtype);
+    }
+    return nlohmann::json();
+  };
+  CHECK(peak("h100-80gb", "bf16") == 989.5);
+  CHECK(peak("h100-80gb", "fp8") == 1979.0);
+  CHECK(peak("h100-80gb", "nvfp4").is_null());
+  CHECK(peak("b200", "nvfp4") == 9000.0);
+  CHECK(peak("mi355x", "nvfp4").is_null());
+  CHECK(peak("mi355x", "mxfp4") == 10066.4);
+  CHECK(peak("t4", "bf16").is_null());
+  CHECK(peak("t4", "fp16") == 65.0);
 }
 
 TEST_CASE("trace models lists the catalog and the model types", "[cli][models]") {
