@@ -437,8 +437,9 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_cost = options.include_cost;
   request.run_size = run_size(options);
   request.serving = options.serving;
-  if (options.plan_mode == "serve" && options.job_gpus > 1) {
+  if (options.plan_mode == "serve" && (options.job_gpus > 1 || options.tp > 1)) {
     request.serving.gpus = options.job_gpus;
+    request.serving.tp = options.tp > 1 ? options.tp : 0;
     request.serving_gpus_given = true;
   }
   Report report = make_report(config.text, request, gpus);

@@ -82,6 +82,10 @@ void validate_serving_request(const ServingRequest& r) {
   check(r.context_in, 0, 1LL << 26, "--context-in");
   check(r.context_out, 1, 1LL << 26, "--context-out");
   check(r.gpus, 1, 1LL << 10, "--gpus");
+  check(r.tp, 0, r.gpus, "--tp");
+  if (r.tp > 0 && r.gpus % r.tp != 0) {
+    throw ConfigError(fmt::format("--gpus {} is not a multiple of --tp {}", r.gpus, r.tp));
+  }
   if (!(r.min_user_tps >= 0) || !std::isfinite(r.min_user_tps)) {
     throw ConfigError(fmt::format("--min-user-tps = {} must be a number >= 0", r.min_user_tps));
   }
@@ -137,6 +141,8 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   plan.gpu = gpu.id;
   plan.name = gpu.name;
   plan.gpus = request.gpus;
+  plan.tp = request.tp > 0 ? request.tp : request.gpus;
+  plan.replicas = request.gpus / plan.tp;
   const ComputeDtype compute = serving_compute_dtype(model, memory, gpu);
   plan.compute_dtype = std::string(compute_dtype_name(compute));
   plan.peak_flops_per_s = peak_flops_per_s(gpu, compute).value_or(0);
@@ -149,7 +155,7 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
 
   Job job = serve_job;
   job.mode = JobMode::serve;
-  job.gpus = job.tp = request.gpus;
+  job.gpus = job.tp = plan.tp;
   job.pp = 1;
   job.sharding = Sharding::single;
   job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
@@ -161,7 +167,7 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   const std::optional<std::int64_t> one = serve_peak(model, params, job, memory, 1);
   if (!one || *one > budget) {
     plan.blocker = fmt::format("one request of {} tokens does not fit {} x {}", job.context,
-                               request.gpus, gpu.id);
+                               plan.tp, gpu.id);
     return plan;
   }
   if (fits(k_max_concurrency)) {
@@ -180,13 +186,14 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
         1;
   }
 
-  // Per-GPU quantities of one step.
-  const double tp = static_cast<double>(request.gpus);
+  // Per-GPU quantities of one replica's step.
+  const double tp = static_cast<double>(plan.tp);
+  const double replicas = static_cast<double>(plan.replicas);
   const double kv_split =
-      static_cast<double>(std::min(request.gpus, std::max<std::int64_t>(kv_heads_of(model), 1)));
+      static_cast<double>(std::min(plan.tp, std::max<std::int64_t>(kv_heads_of(model), 1)));
   const double weights = static_cast<double>(
-      job.weight_bytes ? *job.weight_bytes : estimate_job(model, params, job, memory).breakdown.weights *
-                                                 request.gpus);
+      job.weight_bytes ? *job.weight_bytes
+                       : estimate_job(model, params, job, memory).breakdown.weights * plan.tp);
   const double routed_params = static_cast<double>(component_count(params, "experts"));
   const double text_params = static_cast<double>(std::max<std::int64_t>(1, params.total - params.mtp));
   const double routed_bytes = memory.serve_expert_bytes >= 0
@@ -202,9 +209,10 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   const double prompt_flops = prefill_flops(model, params, request.context_in);
   const double out = static_cast<double>(request.context_out);
 
+  // `concurrency` requests on each replica; the point reports every replica's together.
   const auto point_at = [&](std::int64_t concurrency) {
     ServingPoint point;
-    point.concurrency = concurrency;
+    point.concurrency = concurrency * plan.replicas;
     const double b = static_cast<double>(concurrency);
     const double tokens = b + b * static_cast<double>(request.context_in) / out;
     const double touched = weights - routed_bytes + routed_bytes * routed_share_touched(layers, tokens);
@@ -218,20 +226,22 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
     point.memory_bound = memory_time / assumptions.serve_bandwidth_efficiency >=
                          compute_time / assumptions.serve_compute_efficiency;
     point.bound_user_tokens_per_s = 1 / bound;
-    point.bound_total_tokens_per_s = b / bound;
+    point.bound_total_tokens_per_s = replicas * b / bound;
     point.user_tokens_per_s = 1 / point.step_seconds;
-    point.total_tokens_per_s = b / point.step_seconds;
+    point.total_tokens_per_s = replicas * b / point.step_seconds;
     return point;
   };
   for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
   plan.points.push_back(point_at(plan.max_concurrency));
+  plan.max_concurrency *= plan.replicas;
   for (const ServingPoint& point : plan.points) {
     if (point.user_tokens_per_s < request.min_user_tps) continue;
     if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
   }
   if (plan.best && gpu.price_usd_per_hour) {
     plan.usd_per_million_tokens =
-        *gpu.price_usd_per_hour * tp / (plan.best->total_tokens_per_s * 3600) * 1e6;
+        *gpu.price_usd_per_hour * static_cast<double>(plan.gpus) /
+        (plan.best->total_tokens_per_s * 3600) * 1e6;
   }
   const double prefill_compute =
       prompt_flops / tp / (plan.peak_flops_per_s * assumptions.serve_compute_efficiency);

@@ -143,7 +143,10 @@ Table serving_cards_table(const Report& report) {
     }
     const std::string single =
         plan.points.empty() ? "-" : rate_text(plan.points.front().user_tokens_per_s);
-    std::vector<std::string> row = {plan.gpu, group_digits(plan.gpus), plan.compute_dtype,
+    const std::string cards = plan.replicas > 1 ? fmt::format("{} (TP{} x {})", plan.gpus, plan.tp,
+                                                              plan.replicas)
+                                                : group_digits(plan.gpus);
+    std::vector<std::string> row = {plan.gpu, cards, plan.compute_dtype,
                                     group_digits(plan.max_concurrency), single};
     if (plan.best) {
       row.push_back(group_digits(plan.best->concurrency));

@@ -113,6 +113,8 @@ Json serving_point_json(const ServingPoint& p) {
 Json serving_plan_json(const ServingPlan& plan) {
   Json out = {{"gpu", plan.gpu},
               {"gpus", plan.gpus},
+              {"tp", plan.tp},
+              {"replicas", plan.replicas},
               {"compute_dtype", plan.compute_dtype},
               {"peak_flops_per_s", plan.peak_flops_per_s},
               {"bandwidth_bytes_per_s", plan.bandwidth_bytes_per_s},

@@ -15,7 +15,9 @@ namespace trace {
 struct ServingRequest {
   std::int64_t context_in = 1024;   ///< prompt tokens per request
   std::int64_t context_out = 1024;  ///< generated tokens per request
-  std::int64_t gpus = 1;            ///< tensor parallel over this many cards
+  std::int64_t gpus = 1;            ///< cards in the deployment (a node, or several)
+  /// Tensor-parallel size of one replica (0: all `gpus`); gpus / tp replicas serve side by side.
+  std::int64_t tp = 0;
   double min_user_tps = 0;          ///< "best" needs every user at least this fast
 };
 
@@ -40,6 +42,8 @@ struct ServingPlan {
   std::string gpu;
   std::string name;
   std::int64_t gpus = 1;
+  std::int64_t tp = 1;                ///< cards per replica
+  std::int64_t replicas = 1;          ///< gpus / tp; concurrency and totals count all of them
   std::string compute_dtype;
   double peak_flops_per_s = 0;        ///< per GPU
   double bandwidth_bytes_per_s = 0;   ///< per GPU

@@ -98,6 +98,18 @@ TEST_CASE("serving.points: the decode bound is bandwidth over bytes per step", "
   }
   REQUIRE(serving["best"].is_object());
   CHECK(serving["best"]["total_tokens_per_s"].get<double>() == Approx(highest));
+  // Four cards as two TP-2 replicas: each replica's first point is the one above, so the first
+  // point holds 2 users at the same per-user speed and twice the total.
+  const nlohmann::json replicated =
+      plan_json({"--mode", "serve", "--gpu", "h100", "--gpus", "4", "--tp", "2", "--context-in",
+                 "1000", "--context-out", "1000", "--kv-dtype", "bf16"});
+  CHECK(replicated["serving"]["replicas"] == 2);
+  const nlohmann::json& pair = replicated["serving"]["points"][0];
+  CHECK(pair["concurrency"] == 2);
+  CHECK(pair["user_tokens_per_s"].get<double>() == Approx(one["user_tokens_per_s"].get<double>()));
+  CHECK(pair["total_tokens_per_s"].get<double>() ==
+        Approx(2 * one["total_tokens_per_s"].get<double>()));
+  CHECK(replicated["serving"]["max_concurrency"] == 2 * serving["max_concurrency"].get<std::int64_t>());
   // A floor no point meets leaves no best point and no price per token.
   const nlohmann::json strict = plan_json({"--mode", "serve", "--gpu", "h100", "--min-user-tps",
                                            "100000"});
