@@ -16,6 +16,7 @@
 #include "trace/model/model_config.hpp"
 #include "trace/render/render.hpp"
 #include "trace/checkpoint/reconcile.hpp"
+#include "trace/cost/throughput.hpp"
 #include "trace/checkpoint/safetensors.hpp"
 #include "trace/text_match.hpp"
 #include "trace/validate/validation.hpp"
@@ -713,6 +714,58 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   return missed.empty() ? k_exit_ok : k_exit_does_not_fit;
 }
 
+int throughput_command(const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err) {
+  CLI::App app{"Set every row of a measured-throughput CSV (the columns of throughput.csv) beside "
+               "trace's roofline bound: measured / bound per row and per kind (docs/cost.md).",
+               "trace throughput"};
+  std::string csv;
+  std::vector<std::string> configs;
+  bool json = false;
+  bool markdown = false;
+  app.add_option("file", csv, "CSV of measured throughput runs")->required();
+  app.add_option("--configs", configs,
+                 "folder of configs (repeatable): <org>--<name>.json / <org>__<name>.json (and "
+                 ".reconstructed.json) for a row's model; default: hf-configs/ beside the CSV. The "
+                 "bundled catalog is searched last");
+  app.add_flag("--json", json, "print every row and the summary as one JSON object");
+  app.add_flag("--markdown", markdown, "print the summary and every row as Markdown");
+  if (parse_command_line(app, args, out, err)) return k_exit_ok;
+  const std::vector<ThroughputRow> rows = parse_throughput_csv(read_text_file(csv));
+  if (configs.empty()) {
+    configs.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
+  }
+  const ThroughputConfigLoader loader = [&](const std::string& repo) -> std::optional<std::string> {
+    MeasuredRow lookup;
+    lookup.model_id = repo;
+    for (const std::string& dir : configs) {
+      for (const std::string& name : config_file_candidates(lookup)) {
+        if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
+        const std::filesystem::path path = std::filesystem::path(dir) / name;
+        std::error_code error;
+        if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
+      }
+    }
+    if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
+      return std::string(entry->config_text);
+    }
+    return std::nullopt;
+  };
+  const ThroughputComparison comparison = compare_throughput(rows, loader, builtin_gpu_catalog());
+  if (json) {
+    out << render_throughput_json(comparison);
+  } else if (markdown) {
+    out << render_throughput_markdown(comparison);
+  } else {
+    out << render_throughput_table(comparison);
+  }
+  if (comparison.above_bound > 0) {
+    err << fmt::format("trace throughput: {} row(s) measured above the bound\n",
+                       comparison.above_bound);
+  }
+  return k_exit_ok;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
@@ -724,6 +777,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       if (args[1] == "models") return models_command(rest, out, err);
       if (args[1] == "check") return check_command(rest, out, err, env);
       if (args[1] == "validate") return validate_command(rest, out, err);
+      if (args[1] == "throughput") return throughput_command(rest, out, err);
     }
     return plan_command(args, out, err, env);
   } catch (const FetchError& error) {

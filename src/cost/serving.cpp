@@ -233,6 +233,9 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   };
   for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
   plan.points.push_back(point_at(plan.max_concurrency));
+  for (const std::int64_t c : request.extra_concurrency) {
+    plan.requested_points.push_back(point_at(std::max<std::int64_t>(c, 1)));
+  }
   plan.max_concurrency *= plan.replicas;
   for (const ServingPoint& point : plan.points) {
     if (point.user_tokens_per_s < request.min_user_tps) continue;

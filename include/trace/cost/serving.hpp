@@ -19,6 +19,9 @@ struct ServingRequest {
   /// Tensor-parallel size of one replica (0: all `gpus`); gpus / tp replicas serve side by side.
   std::int64_t tp = 0;
   double min_user_tps = 0;          ///< "best" needs every user at least this fast
+  /// Concurrencies evaluated besides the sweep, whether or not memory holds them
+  /// (ServingPlan::requested_points; `trace throughput` reads a measured row's there).
+  std::vector<std::int64_t> extra_concurrency;
 };
 
 /// Throws ConfigError naming the flag when a value is out of range.
@@ -50,6 +53,7 @@ struct ServingPlan {
   std::int64_t max_concurrency = 0;   ///< requests of I + O tokens that fit memory (0: none)
   double ttft_seconds = 0;            ///< expected prefill of one request alone
   std::vector<ServingPoint> points;
+  std::vector<ServingPoint> requested_points;  ///< one per ServingRequest::extra_concurrency
   std::optional<ServingPoint> best;   ///< highest total with every user >= min_user_tps
   std::optional<double> usd_per_million_tokens;  ///< output tokens, at best
   double price_usd_per_hour = 0;      ///< per GPU

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trace/cost/throughput.hpp"
 #include "trace/report/report.hpp"
 #include "trace/validate/validation.hpp"
 
@@ -28,6 +29,13 @@ std::string render_check_json(const Report& report);
 std::string render_scoreboard_json(const Scoreboard& board);
 /// The scoreboard and every row as Markdown tables (the body of docs/validation.md).
 std::string render_scoreboard_markdown(const Scoreboard& board);
+
+/// `trace throughput`: one JSON object (schema "trace.throughput/1", docs/cost.md).
+std::string render_throughput_json(const ThroughputComparison& comparison);
+/// The per-kind summary and every row as Markdown (the generated part of docs/cost.md).
+std::string render_throughput_markdown(const ThroughputComparison& comparison);
+/// Every planned row, the unplanned ones with their reasons, the per-kind summary.
+std::string render_throughput_table(const ThroughputComparison& comparison);
 
 // ---- formatting helpers shared by the renderers ----
 /// 8030261248 -> "8,030,261,248".
