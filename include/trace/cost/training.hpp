@@ -18,10 +18,11 @@ namespace trace {
 /// overridable input (`--mfu`, `--moe-mfu`, `--serve-mfu`, `--mbu`); the defaults are the
 /// medians of measured / bound over ../shared/reference/throughput.csv (docs/cost.md).
 struct CostAssumptions {
-  double training_mfu = 0.40;      ///< dense training: model FLOPs / (GPUs x peak x time)
-  double training_moe_mfu = 0.24;  ///< MoE training (grouped GEMMs, all-to-all dispatch)
-  double serve_compute_efficiency = 0.50;    ///< prefill / compute-bound decode
-  double serve_bandwidth_efficiency = 0.80;  ///< memory-bound decode (achieved / peak bandwidth)
+  double training_mfu = 0.36;      ///< dense training: median of the dense training rows
+  /// MoE training: dense x 0.54, Megatron-Core's MoE / dense TFLOP/s ratio on GB200 (cost.md)
+  double training_moe_mfu = 0.20;
+  double serve_compute_efficiency = 0.41;    ///< median of the saturated serving rows
+  double serve_bandwidth_efficiency = 0.55;  ///< median of the batch-1 decode rows
   /// Training: the format the matrix multiplies run in; unset: from --precision (mixed and pure
   /// bf16 -> bf16, fp16 -> fp16, fp32 -> fp32).
   std::optional<ComputeDtype> training_compute;
