@@ -717,7 +717,8 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
 int throughput_command(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {
   CLI::App app{"Set every row of a measured-throughput CSV (the columns of throughput.csv) beside "
-               "trace's roofline bound: measured / bound per row and per kind (docs/cost.md).",
+               "trace's roofline bound: measured / bound per row and per kind (docs/cost.md). Exit 1 when a "
+               "row is measured above its bound.",
                "trace throughput"};
   std::string csv;
   std::vector<std::string> configs;
@@ -760,8 +761,10 @@ int throughput_command(const std::vector<std::string>& args, std::ostream& out,
     out << render_throughput_table(comparison);
   }
   if (comparison.above_bound > 0) {
+    // A measurement above an upper bound is a bug in the bound or in a row's reading: CI fails.
     err << fmt::format("trace throughput: {} row(s) measured above the bound\n",
                        comparison.above_bound);
+    return k_exit_does_not_fit;
   }
   return k_exit_ok;
 }
