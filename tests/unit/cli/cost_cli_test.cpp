@@ -151,3 +151,25 @@ TEST_CASE("the default run and a card that cannot run it", "[cli][cost]") {
   CHECK(training["runs"][0]["gpu"] == "h100-80gb");
   CHECK(training["runs"][0]["compute_dtype"] == "bf16");
 }
+
+TEST_CASE("trace throughput exits 1 when a row is measured above its bound", "[cli][cost]") {
+  // Llama-3.1-8B (bundled) decoding alone on one H100 in bf16: at most 3.35e12 B/s over 16 GB of
+  // weights, about 208 tokens/s. 200 is under the bound (exit 0); 5,000 is far above (exit 1).
+  const std::string header =
+      "row_id,kind,model_id,gpu,n_gpus,parallelism,weight_dtype,kv_dtype,input_len,output_len,"
+      "concurrency,seq_len,tokens_per_s_total,tokens_per_s_per_user,mfu,tflops_per_gpu,"
+      "spec_decode,notes\n";
+  const auto run_rows = [&](const std::string& measured) {
+    const TempDir dir;
+    const std::string csv = dir.write(
+        "runs.csv", header + "1,serve,meta-llama/Llama-3.1-8B,H100 SXM 80GB,1,TP1,bf16,bf16,128,"
+                             "128,1,," + measured + ",,,,n,test\n");
+    return run_cli({"throughput", csv, "--configs", dir.make_dir("configs")}, empty_cache(dir));
+  };
+  const CliResult under = run_rows("200");
+  INFO(under.err);
+  CHECK(under.exit_code == 0);
+  const CliResult above = run_rows("5000");
+  CHECK(above.exit_code == 1);
+  CHECK(above.err.find("above the bound") != std::string::npos);
+}
