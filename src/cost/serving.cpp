@@ -101,6 +101,18 @@ double expected_experts_hit(std::int64_t experts, std::int64_t top_k, double tok
 ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAssumptions& memory,
                                    const GpuSpec& gpu) {
   std::optional<ComputeDtype> wanted;
+  // A ModelOpt map that stores any module in NVFP4 (Nemotron's MoE experts, most of the bytes)
+  // runs those matmuls in FP4 where the card can.
+  const auto modelopt_has = [](const ModeloptScheme& scheme, ModuleFormat format) {
+    if (scheme.default_format == format) return true;
+    for (const auto& [name, module] : scheme.module_formats) {
+      if (module == format) return true;
+    }
+    for (const auto& [pattern, module] : scheme.module_patterns) {
+      if (module == format) return true;
+    }
+    return false;
+  };
   if (memory.serve_weight_bytes >= 0 && model.quantization) {
     const Quantization& q = *model.quantization;
     switch (q.format) {
@@ -108,9 +120,9 @@ ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAs
       case QuantFormat::fp8_tensor: wanted = ComputeDtype::fp8; break;
       case QuantFormat::mxfp4: wanted = ComputeDtype::mxfp4; break;
       case QuantFormat::modelopt:
-        if (q.modelopt && q.modelopt->default_format == ModuleFormat::nvfp4) {
+        if (q.modelopt && modelopt_has(*q.modelopt, ModuleFormat::nvfp4)) {
           wanted = ComputeDtype::nvfp4;
-        } else if (q.modelopt && q.modelopt->default_format == ModuleFormat::fp8) {
+        } else if (q.modelopt && modelopt_has(*q.modelopt, ModuleFormat::fp8)) {
           wanted = ComputeDtype::fp8;
         }
         break;
@@ -214,8 +226,16 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
     ServingPoint point;
     point.concurrency = concurrency * plan.replicas;
     const double b = static_cast<double>(concurrency);
-    const double tokens = b + b * static_cast<double>(request.context_in) / out;
-    const double touched = weights - routed_bytes + routed_bytes * routed_share_touched(layers, tokens);
+    // B/O prompts start per step on average. Below one per step, a share f = B/O of the steps
+    // carries a whole prompt (its chunk hits nearly every expert) and the rest decode only;
+    // above, every step carries B/O prompts' tokens.
+    const double prompts = b / out;
+    const double prompt_tokens = static_cast<double>(request.context_in);
+    const double with_prompt = std::min(1.0, prompts);
+    const double prompt_step_tokens = b + prompt_tokens * prompts / std::max(with_prompt, 1e-300);
+    const double share = (1 - with_prompt) * routed_share_touched(layers, b) +
+                         with_prompt * routed_share_touched(layers, prompt_step_tokens);
+    const double touched = weights - routed_bytes + routed_bytes * share;
     point.bytes_per_step = touched / tp + b * kv_per_request / kv_split + 2 * b * state_per_request / tp;
     point.flops_per_step = (b * decode_flops + b / out * prompt_flops) / tp;
     const double memory_time = point.bytes_per_step / plan.bandwidth_bytes_per_s;

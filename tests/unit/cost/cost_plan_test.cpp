@@ -3,6 +3,8 @@
 // FLOPs per token, attention 256 FLOPs per key over 2 layers, KV 2 x 2 kv heads x 16 x 2 layers
 // x 2 bytes = 256 bytes per token in bf16.
 
+#include <cmath>
+
 #include "catch.hpp"
 #include "trace/cost/serving.hpp"
 #include "trace/cost/training.hpp"
@@ -205,4 +207,34 @@ TEST_CASE("cost inputs out of range are refused", "[cost]") {
   CHECK_THROWS_AS(trace::validate_serving_request(request), trace::ConfigError);
   CHECK_THROWS_AS(trace::run_size_from_samples(1LL << 40, 1LL << 20, 1LL << 20), trace::ConfigError);
   CHECK_THROWS_AS(trace::run_size_from_samples(0, 8, 1), trace::ConfigError);
+}
+
+TEST_CASE("MoE decode reads the experts a step's tokens hit", "[cost][serving]") {
+  // Tiny Mixtral: hidden 64, 1 layer, 4 heads x 16 (4 kv heads), 8 experts top-2 of width 32,
+  // vocab 100, untied. Parameters: embedding 6,400 + attention 16,384 + router 512 + experts
+  // 8 x 3 x 64 x 32 = 49,152 + norms 128 + final norm 64 + head 6,400 = 79,040.
+  const trace::ModelDescription model = trace::parse_model_config(R"({
+    "model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+    "num_key_value_heads": 4, "intermediate_size": 32, "vocab_size": 100,
+    "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16"})");
+  const trace::ParameterCount params = trace::count_parameters(model);
+  REQUIRE(params.total == 79'040);
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.weight_bytes = 158'080;  // bf16
+  trace::ServingRequest request;
+  request.context_in = 8;
+  request.context_out = 8;
+  const trace::ServingPlan plan = trace::plan_serving(
+      model, params, job, trace::MemoryAssumptions{}, trace::CostAssumptions{}, request,
+      test_card());
+  REQUIRE_FALSE(plan.points.empty());
+  // One user: a prompt every 8 steps. 7 of 8 steps decode one token (2 of 8 experts: share
+  // 0.25); 1 of 8 carries the 8-token prompt too, 9 tokens: share 1 - 0.75^9 = 0.924915.
+  // Mean share 0.875 x 0.25 + 0.125 x 0.924915 = 0.334364.
+  // Routed bytes 158,080 x 49,152 / 79,040 = 98,304; the rest 59,776 is read whole.
+  // KV: 2 x 4 heads x 16 x 2 bytes = 256 bytes per token x the mean context 12 = 3,072.
+  const double share = 0.875 * 0.25 + 0.125 * (1 - std::pow(0.75, 9));
+  CHECK(plan.points.front().bytes_per_step == Approx(59'776 + 98'304 * share + 3'072));
 }
