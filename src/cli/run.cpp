@@ -149,6 +149,33 @@ CLI::Validator token_count() {
       "N[k|M]");
 }
 
+// Run sizes: 1000000, 50k, 1.5M, 2B, 1T: the decimal multiples token budgets are quoted in
+// ("a 2T-token run").
+CLI::Validator decimal_count() {
+  return CLI::Validator(
+      [](std::string& input) {
+        if (input.empty()) return std::string("is empty");
+        const char suffix = input.back();
+        double multiplier = 1;
+        if (suffix == 'k' || suffix == 'K') multiplier = 1e3;
+        if (suffix == 'm' || suffix == 'M') multiplier = 1e6;
+        if (suffix == 'b' || suffix == 'B' || suffix == 'g' || suffix == 'G') multiplier = 1e9;
+        if (suffix == 't' || suffix == 'T') multiplier = 1e12;
+        if (multiplier == 1) return std::string();  // plain number: CLI11 checks it
+        const std::string digits = input.substr(0, input.size() - 1);
+        if (digits.empty() || digits.size() > 12 ||
+            digits.find_first_not_of("0123456789.") != std::string::npos ||
+            std::count(digits.begin(), digits.end(), '.') > 1 || digits == ".") {
+          return fmt::format("'{}' is not a count (e.g. 1000000, 50k, 1.5M, 2B, 1T)", input);
+        }
+        const double value = std::stod(digits) * multiplier;
+        if (!(value >= 1) || value > 9e18) return fmt::format("'{}' is out of range", input);
+        input = std::to_string(static_cast<std::int64_t>(std::llround(value)));
+        return std::string();
+      },
+      "N[k|M|B|T]");
+}
+
 void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) {
   MemoryAssumptions& a = options.assumptions;
   CLI::Option* model = app.add_option(
@@ -232,9 +259,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_flag("--cpu-offload", options.cpu_offload,
                "optimizer states (and with zero3 the parameters) on the CPU");
   // Time and cost (docs/cost.md).
-  app.add_option("--tokens", options.tokens, "training run: tokens in all (instead of --samples)");
+  app.add_option("--tokens", options.tokens, "training run: tokens in all (instead of --samples)")
+      ->transform(decimal_count());
   app.add_option("--samples", options.samples,
-                 "training run: sequences per epoch of --seq-len tokens (default run: 50,000)");
+                 "training run: sequences per epoch of --seq-len tokens (default run: 50,000)")
+      ->transform(decimal_count());
   app.add_option("--epochs", options.epochs, "training run: epochs over --samples (default 10)");
   app.add_option("--mfu", options.cost.training_mfu, "training: model FLOPs utilization, dense")
       ->capture_default_str();

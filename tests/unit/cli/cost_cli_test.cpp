@@ -50,7 +50,7 @@ int exit_code_of(const std::vector<std::string>& args, std::string* err = nullpt
 
 TEST_CASE("training.runs: FLOPs, hours and dollars of a full fine-tune", "[cli][cost]") {
   const nlohmann::json plan =
-      plan_json({"--mode", "full", "--tokens", "1000000000", "--gpu", "h100", "--price", "2.5"});
+      plan_json({"--mode", "full", "--tokens", "1B", "--gpu", "h100", "--price", "2.5"});
   const nlohmann::json& training = plan["training"];
   CHECK(training["mode"] == "full");
   CHECK(training["tokens"] == 1'000'000'000);
@@ -133,8 +133,17 @@ TEST_CASE("cost flags: bad values exit 2 with the flag named", "[cli][cost]") {
   CHECK(exit_code_of({"--context-out", "0"}, &err) == 2);
   CHECK(exit_code_of({"--compute-dtype", "fp7"}, &err) == 2);
   CHECK(err.find("--compute-dtype") != std::string::npos);
+  CHECK(exit_code_of({"--tokens", "1.2.3B"}, &err) == 2);
+  CHECK(exit_code_of({"--tokens", "0.0001k"}, &err) == 2);  // 0.1 of a token
   CHECK(exit_code_of({"--samples", "1000000000000", "--seq-len", "1M", "--epochs", "1000000"},
                      &err) == 2);
+}
+
+TEST_CASE("run sizes take decimal suffixes", "[cli][cost]") {
+  CHECK(plan_json({"--tokens", "2.5M"})["training"]["tokens"] == 2'500'000);
+  CHECK(plan_json({"--samples", "50k", "--epochs", "2"})["training"]["tokens"] ==
+        50'000LL * 2'048 * 2);
+  CHECK(plan_json({"--tokens", "1T"})["training"]["tokens"] == 1'000'000'000'000LL);
 }
 
 TEST_CASE("the default run and a card that cannot run it", "[cli][cost]") {
