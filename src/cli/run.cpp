@@ -64,6 +64,7 @@ struct PlanOptions {
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
   bool cpu_offload = false;
+  bool compiled = false;
   bool job_flags_given = false;
   // time and cost (docs/cost.md)
   std::int64_t tokens = 0;
@@ -246,6 +247,8 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
                  "fused (Unsloth's kernels, torchtune's torchao NF4)")
       ->capture_default_str();
+  app.add_flag("--compile", options.compiled,
+               "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved");
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
@@ -326,6 +329,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
                                   options.qlora_kernel));
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
+  job.compiled = options.compiled;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

@@ -280,7 +280,8 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
         layer.values_per_token + (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
         ((job.mode == JobMode::qlora || job.base_nf4) && job.bnb_matmul_keeps_inputs
              ? layer.linear_input_values
-             : 0);
+             : 0) -
+        (job.compiled ? layer.pointwise_values : 0);
     saved_values = checked_add(saved_values, layer_values);
     widest_layer = std::max(widest_layer, layer_values);
     inputs = checked_add(inputs, layer.input_width);
@@ -369,6 +370,7 @@ std::string describe_training(const Job& job) {
     case LossImpl::fused: label += ", fused loss"; break;
     case LossImpl::cut: label += ", cut loss"; break;
   }
+  if (job.compiled) label += ", compiled";
   return label;
 }
 

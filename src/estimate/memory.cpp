@@ -48,6 +48,27 @@ std::int64_t mlp_inner_values(const Mlp& mlp) {
   return 0;
 }
 
+// The saved values a compiler can recompute from the others: act(gate) and act(gate) x up of a
+// gated MLP, act(fc1) of a plain one.
+std::int64_t mlp_pointwise_values(const Mlp& mlp) {
+  switch (mlp.kind) {
+    case MlpKind::gated: return 2 * mlp.intermediate;
+    case MlpKind::plain: return mlp.intermediate;
+    case MlpKind::none:
+    case MlpKind::linear: return 0;
+  }
+  return 0;
+}
+
+std::int64_t ffn_pointwise_values(const Block& block) {
+  std::int64_t values = mlp_pointwise_values(block.mlp);
+  if (block.moe) {
+    values += block.moe->top_k * mlp_pointwise_values(block.moe->expert);
+    if (block.moe->shared) values += mlp_pointwise_values(*block.moe->shared);
+  }
+  return values;
+}
+
 std::int64_t ffn_saved_values(const Block& block) {
   std::int64_t values = 0;
   if (block.mlp.kind != MlpKind::none) values += block.mlp.input_dim + mlp_inner_values(block.mlp);
@@ -268,6 +289,7 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       layer.input_width = block.attention.input_dim;
       layer.linear_input_values = linear_input_values(block);
+      layer.pointwise_values = ffn_pointwise_values(block);
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

@@ -53,6 +53,17 @@ double percentile(std::vector<double> values, double q) {
 // The loss implementation a row's framework and notes name: cut for Cut Cross-Entropy and
 // Liger; fused for Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script) and
 // wherever the notes say chunked CE; transformers' full fp32 loss otherwise.
+bool compiled_in(const std::string& text) {  // text: lower case
+  for (std::size_t at = text.find("compile"); at != std::string::npos;
+       at = text.find("compile", at + 1)) {
+    const std::string_view before = std::string_view(text).substr(0, at);
+    const bool negated = before.ends_with("no ") || before.ends_with("without ") ||
+                         before.ends_with("no torch.") || text.compare(at, 13, "compile=false") == 0;
+    if (!negated) return true;
+  }
+  return false;
+}
+
 LossImpl loss_named_in(const std::string& text) {  // text: lower case
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
@@ -190,6 +201,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
       framework.find("torchtune") != std::string::npos) {
     job.bnb_matmul_keeps_inputs = false;
   }
+  // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
+  job.compiled = compiled_in(framework_and_notes);
   // The loss implementation: job_loss, else what the framework and notes say it used.
   const std::string loss = get("job_loss");
   if (!loss.empty()) {

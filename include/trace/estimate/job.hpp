@@ -74,6 +74,9 @@ struct Job {
   /// QLoRA through bitsandbytes' autograd (PEFT, LitGPT, transformers): its 4-bit matmul keeps
   /// each input for backward. false: fused LoRA kernels (Unsloth) that keep what LoRA keeps.
   bool bnb_matmul_keeps_inputs = true;
+  /// torch.compile: its partitioner recomputes the MLP's pointwise outputs in backward
+  /// (LayerActivation::pointwise_values) instead of saving them.
+  bool compiled = false;
   std::int64_t seq_len = 2048;
   std::int64_t batch = 1;  ///< micro-batch per GPU
   std::int64_t lora_rank = 16;

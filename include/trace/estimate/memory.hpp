@@ -143,6 +143,10 @@ struct LayerActivation {
   /// The distinct inputs of the layer's Linears per token (q/k/v share one, gate/up share one):
   /// what bitsandbytes' 4-bit matmul keeps for backward on top of the rest (QLoRA).
   std::int64_t linear_input_values = 0;
+  /// Saved values per token that are pointwise functions of other saved values: the MLP's
+  /// activation output and, when gated, the gate x up product (of every expert a token uses).
+  /// torch.compile's min-cut partitioner recomputes them in backward instead of saving them.
+  std::int64_t pointwise_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

@@ -107,6 +107,12 @@ TEST_CASE("the validator reads the counter and the loss from the row", "[validat
   CHECK(row("HF transformers + PEFT + FA2,,x").job.attention == trace::AttentionImpl::flash);
   CHECK(row("Unsloth (FastLanguageModel),,x").job.attention == trace::AttentionImpl::flash);
   CHECK(row("ms-swift megatron sft,,x").job.attention == trace::AttentionImpl::flash);
+  // torch.compile where the notes say so, not where they say it was off
+  CHECK(row("torchtune,compile + CEWithChunkedOutputLoss,x").job.compiled);
+  CHECK(row("torchtune,packed 2048 compile=True,x").job.compiled);
+  CHECK_FALSE(row("torchtune,cumulative ablation; no compile,x").job.compiled);
+  CHECK_FALSE(row("torchtune,compile=False,x").job.compiled);
+  CHECK_FALSE(row("HF Trainer,,x").job.compiled);
 }
 
 TEST_CASE("the validator's config names and re-uploads", "[validate]") {

@@ -268,3 +268,14 @@ TEST_CASE("trace validate: configs by file, by repo id, from the catalog", "[val
   // A CSV that does not exist is bad input.
   CHECK(trace::test::run_cli({"validate", dir.at("nope.csv")}, env).exit_code == 2);
 }
+
+TEST_CASE("torch.compile recomputes the MLP's pointwise outputs", "[estimate][job]") {
+  // Per layer the gated MLP saves act(gate) and act(gate) x up, 2 x 128 values per token, which
+  // the compiled graph recomputes: 2 layers x 256 values x (16 tokens x batch 2) x 2 bytes (bf16)
+  // = 32,768.
+  trace::Job job = full_job();
+  job.seq_len = 16;
+  const std::int64_t eager = estimate(job).breakdown.activations;
+  job.compiled = true;
+  CHECK(eager - estimate(job).breakdown.activations == 32'768);
+}
