@@ -3,7 +3,9 @@
 // vectors, router buffers, MTP extras), the wrapper prefix each family's checkpoint uses, and
 // each quantization format's tensors per Linear (the rules of estimate/storage.cpp, written out
 // tensor by tensor). Families whose checkpoint spelling differs from trace's module names get a
-// short rename table; families not listed here yield a partial inventory.
+// short rename table (and a few layout switches: GPT-2's Conv1D, BERT's gamma/beta, gpt-oss's
+// stacked experts); families not listed here yield a partial inventory. Every row cites the
+// modeling file or published checkpoint it was written from (docs/checkpoint.md, "Naming").
 #include "trace/checkpoint/inventory.hpp"
 
 #include <algorithm>
@@ -24,46 +26,157 @@ struct Rename {
   std::string_view to;
 };
 
+// Stored tensors that are not parameters and that only some uploads hold (causal-mask buffers,
+// rotary inv_freq, a second copy of a tied embedding): listed so their names are known, never
+// reported missing. Shapes per family below.
+enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy };
+
 struct Naming {
-  std::string_view label;
-  std::string_view root;       // wrapper prefix of the decoder: "model." or "backbone."
-  std::string_view embedding;  // module name of the token embedding
-  bool mtp_after_layers = false;  // DeepSeek: MTP layer i is stored as layers.{main + i}
-  std::vector<Rename> renames;
+  std::string_view label{};
+  std::string_view root = "model.";       // wrapper prefix of the decoder: "model.", "backbone."
+  std::string_view embedding = "embed_tokens";  // module name of the token embedding
+  std::vector<Rename> renames{};
   bool known = true;
+  bool mtp_after_layers = false;  // DeepSeek: MTP layer i is stored as layers.{main + i}
+  std::string_view layers = "layers";  // the block list under root: "layers", "h", "encoder.layer"
+  std::string_view positions{};  // learned position table under root ("wpe"); empty: not named
+  std::string_view token_types{};  // BERT segment table under root
+  bool conv1d = false;      // GPT-2 Conv1D: weights stored [in, out], transposed from nn.Linear
+  bool gamma_beta = false;  // TF-converted BERT: LayerNorm weight/bias spelled gamma/beta
+  bool stacked_experts = false;  // gpt-oss: one tensor per projection holds every expert
+  Buffers buffers = Buffers::none;
 };
 
+Naming plain_naming() { return {.label = "transformers (model.*)"}; }
+
+// MixtralSparseMoeBlock: block_sparse_moe.gate, experts.E.w1 (gate) / w3 (up) / w2 (down).
+Naming mixtral_naming() {
+  return {.label = "transformers Mixtral (model.*, block_sparse_moe, w1/w2/w3)",
+          .renames = {{"", ".mlp.gate.", ".block_sparse_moe.gate."},
+                      {"", ".mlp.experts.", ".block_sparse_moe.experts."},
+                      {".block_sparse_moe.experts.", ".gate_proj.", ".w1."},
+                      {".block_sparse_moe.experts.", ".up_proj.", ".w3."},
+                      {".block_sparse_moe.experts.", ".down_proj.", ".w2."}}};
+}
+
+// modeling_phi.py PhiAttention: q/k/v_proj and `dense`; PhiMLP: fc1, fc2; model.final_layernorm.
+Naming phi_naming() {
+  return {.label = "transformers Phi (model.*, self_attn.dense, mlp.fc1/fc2)",
+          .renames = {{"", ".self_attn.o_proj.", ".self_attn.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.fc1."},
+                      {"", ".mlp.down_proj.", ".mlp.fc2."}}};
+}
+
+// modeling_gpt2.py GPT2Model, as openai-community/gpt2's model.safetensors stores it (no
+// "transformer." prefix): wte, wpe, h.N.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
+// mlp.c_proj}, ln_f; Conv1D weights [in, out]; h.N.attn.bias causal masks.
+Naming gpt2_naming() {
+  return {.label = "GPT-2 (wte, wpe, h.N, Conv1D [in, out])",
+          .root = "",
+          .embedding = "wte",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.c_attn."},
+                      {"", ".attn.o_proj.", ".attn.c_proj."},
+                      {"", ".mlp.up_proj.", ".mlp.c_fc."},
+                      {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+          .layers = "h",
+          .positions = "wpe",
+          .conv1d = true,
+          .buffers = Buffers::gpt2_masks};
+}
+
+// modeling_falcon.py: transformer.word_embeddings, transformer.h.N.self_attention.
+// {query_key_value, dense}, mlp.{dense_h_to_4h, dense_4h_to_h}, transformer.ln_f; tiiuae's uploads
+// also store lm_head.weight although it is tied.
+Naming falcon_naming() {
+  return {.label = "Falcon (transformer.h.N, query_key_value, dense_h_to_4h)",
+          .root = "transformer.",
+          .embedding = "word_embeddings",
+          .renames = {{"", ".self_attention.qkv_proj.", ".self_attention.query_key_value."},
+                      {"", ".self_attention.o_proj.", ".self_attention.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
+                      {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."}},
+          .layers = "h",
+          .buffers = Buffers::tied_head_copy};
+}
+
+// modeling_gpt_neox.py: gpt_neox.embed_in, gpt_neox.layers.N.attention.{query_key_value, dense},
+// mlp.{dense_h_to_4h, dense_4h_to_h}, gpt_neox.final_layer_norm, embed_out (top level);
+// older uploads (Pythia, NeoX-20B) also store attention.bias / masked_bias / rotary_emb.inv_freq.
+Naming gpt_neox_naming() {
+  return {.label = "GPT-NeoX (gpt_neox.*, query_key_value, embed_out)",
+          .root = "gpt_neox.",
+          .embedding = "embed_in",
+          .renames = {{"", ".attention.qkv_proj.", ".attention.query_key_value."},
+                      {"", ".attention.o_proj.", ".attention.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
+                      {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."},
+                      {"", "lm_head.", "embed_out."}},
+          .buffers = Buffers::neox_masks};
+}
+
+// modeling_bert.py BertForPreTraining, as Google's uploads store it: bert.embeddings.*,
+// bert.encoder.layer.N.attention.self.{query,key,value}, attention.output.dense,
+// intermediate.dense, output.dense, bert.pooler.dense, cls.*; LayerNorms as gamma/beta (the TF
+// names kept).
+Naming bert_naming() {
+  return {.label = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
+          .root = "bert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.self.query."},
+                      {"", ".attention.k_proj.", ".attention.self.key."},
+                      {"", ".attention.v_proj.", ".attention.self.value."},
+                      {"", ".attention.o_proj.", ".attention.output.dense."},
+                      {"", ".mlp.up_proj.", ".intermediate.dense."},
+                      {"", ".mlp.down_proj.", ".output.dense."},
+                      {"", "pooler.", "bert.pooler."}},
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .gamma_beta = true};
+}
+
+// modeling_gpt_oss.py GptOssMLP: mlp.router (weight, bias), mlp.experts holding every expert in
+// gate_up_proj / down_proj (+ _bias); openai's MXFP4 upload stores them as _blocks / _scales.
+Naming gpt_oss_naming() {
+  return {.label = "gpt-oss (model.*, mlp.router, stacked experts)",
+          .renames = {{"", ".mlp.gate.", ".mlp.router."}},
+          .stacked_experts = true};
+}
+
 Naming naming_for(const std::string& type) {
-  for (const char* plain : {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe"}) {
-    if (type == plain) return {"transformers (model.*)", "model.", "embed_tokens", false, {}, true};
+  // Families whose checkpoint uses transformers' module names under model.* unchanged:
+  // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
+  for (const char* plain : {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe",
+                            "gemma", "gemma2", "gemma3_text", "phi3"}) {
+    if (type == plain) return plain_naming();
   }
-  if (type == "mixtral") {
-    // MixtralSparseMoeBlock: block_sparse_moe.gate, experts.E.w1 (gate) / w3 (up) / w2 (down).
-    return {"transformers Mixtral (model.*, block_sparse_moe, w1/w2/w3)", "model.", "embed_tokens",
-            false,
-            {{"", ".mlp.gate.", ".block_sparse_moe.gate."},
-             {"", ".mlp.experts.", ".block_sparse_moe.experts."},
-             {".block_sparse_moe.experts.", ".gate_proj.", ".w1."},
-             {".block_sparse_moe.experts.", ".up_proj.", ".w3."},
-             {".block_sparse_moe.experts.", ".down_proj.", ".w2."}},
-            true};
-  }
+  if (type == "mixtral") return mixtral_naming();
   if (type == "qwen2_moe") {
     // Qwen2MoeSparseMoeBlock: one shared_expert (singular) behind shared_expert_gate.
-    return {"transformers Qwen2-MoE (model.*, shared_expert)", "model.", "embed_tokens", false,
-            {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}}, true};
+    return {.label = "transformers Qwen2-MoE (model.*, shared_expert)",
+            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}}};
   }
   for (const char* deepseek : {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}) {
     if (type == deepseek) {
-      return {"DeepSeek (model.*, MTP as model.layers.N+i)", "model.", "embed_tokens", true, {}, true};
+      return {.label = "DeepSeek (model.*, MTP as model.layers.N+i)", .mtp_after_layers = true};
     }
   }
   if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
-    return {"Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", "backbone.", "embeddings", false,
-            {}, true};
+    return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", .root = "backbone.",
+            .embedding = "embeddings"};
   }
-  return {"transformers (model.*), unchecked for this family", "model.", "embed_tokens", false, {},
-          false};
+  // Gemma3ForConditionalGeneration: the text model under language_model.model.* (the vision
+  // tower keeps the inventory partial).
+  if (type == "gemma3") {
+    return {.label = "Gemma 3 (language_model.model.*)", .root = "language_model.model."};
+  }
+  if (type == "phi") return phi_naming();
+  if (type == "gpt2") return gpt2_naming();
+  if (type == "falcon") return falcon_naming();
+  if (type == "gpt_neox") return gpt_neox_naming();
+  if (type == "bert") return bert_naming();
+  if (type == "gpt_oss") return gpt_oss_naming();
+  return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 
 struct BaseDtype {
@@ -87,7 +200,7 @@ public:
       : model_(model), inventory_(inventory), naming_(naming_for(model.model_type)),
         base_(base_dtype(model)) {
     inventory_.naming = std::string(naming_.label);
-    inventory_.layer_prefix = std::string(naming_.root) + "layers.";
+    inventory_.layer_prefix = fmt::format("{}{}.", naming_.root, naming_.layers);
     if (!naming_.known) {
       gap(fmt::format("checkpoint names of model_type '{}' are not modelled tensor by tensor",
                       model.model_type));
@@ -102,11 +215,9 @@ public:
   }
 
   void build() {
-    add(std::string(naming_.root) + std::string(naming_.embedding) + ".weight",
-        {model_.vocab_size, model_.embedding_dim}, base_.name, true);
-    if (model_.learned_positions > 0 || model_.token_types > 0 || model_.embedding_norm) {
-      gap("position / token-type embeddings and embedding norms are not named");
-    }
+    add(root(naming_.embedding) + ".weight", {model_.vocab_size, model_.embedding_dim}, base_.name,
+        true);
+    emit_embedding_extras();
     for (const layout::NamedLinear& linear : layout::named_linears(model_)) emit_linear(linear);
     for (const Stack& stack : model_.stacks) {
       if (stack.vision) {
@@ -126,6 +237,7 @@ public:
       }
     }
     for (const ExtraParameter& extra : model_.extra_parameters) emit_extra(extra);
+    emit_buffers();
     if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
     inventory_.complete = inventory_.gaps.empty();
   }
@@ -137,20 +249,78 @@ private:
     }
   }
 
-  // trace's layout name ("layers.3.self_attn.q_proj.weight") -> the checkpoint's.
-  std::string full_name(const std::string& layout_name) const {
-    std::string name;
-    if (layout_name.starts_with("layers.")) {
-      name = std::string(naming_.root) + layout_name;
-    } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
-      const std::size_t digits = std::string_view("mtp.layers.").size();
-      const std::size_t dot = layout_name.find('.', digits);
-      const std::int64_t index = std::stoll(layout_name.substr(digits, dot - digits));
-      name = fmt::format("{}layers.{}{}", naming_.root, inventory_.main_layers + index,
-                         dot == std::string::npos ? "" : layout_name.substr(dot));
-    } else {
-      name = layout_name;
+  std::string root(std::string_view module) const {
+    return fmt::format("{}{}", naming_.root, module);
+  }
+
+  // Learned positions, BERT's token types and embedding norm: named where the family says how.
+  void emit_embedding_extras() {
+    const std::int64_t width = model_.embedding_dim;
+    if (model_.learned_positions > 0) {
+      if (naming_.positions.empty()) {
+        gap("position embeddings are not named for this family");
+      } else {
+        add(root(naming_.positions) + ".weight", {model_.learned_positions, width}, base_.name,
+            true);
+      }
     }
+    if (model_.token_types > 0) {
+      if (naming_.token_types.empty()) {
+        gap("token-type embeddings are not named for this family");
+      } else {
+        add(root(naming_.token_types) + ".weight", {model_.token_types, width}, base_.name, true);
+      }
+    }
+    if (model_.embedding_norm) {
+      norm(root(model_.embedding_norm->name), *model_.embedding_norm, false);
+    }
+  }
+
+  // Buffers some uploads store: name and shape known, dtype the upload's (docs/checkpoint.md).
+  void emit_buffers() {
+    const Stack* main = nullptr;
+    for (const Stack& stack : model_.stacks) {
+      if (!stack.mtp && !stack.vision) main = &stack;
+    }
+    const std::int64_t layers = main ? static_cast<std::int64_t>(main->blocks.size()) : 0;
+    switch (naming_.buffers) {
+      case Buffers::none: return;
+      case Buffers::gpt2_masks: {
+        // GPT2Attention: bias = tril(ones(n_positions, n_positions)).view(1, 1, n, n).
+        const std::int64_t n = model_.learned_positions;
+        for (std::int64_t i = 0; i < layers; ++i) {
+          add_buffer(full_name(fmt::format("layers.{}.attn.bias", i)), {1, 1, n, n}, "F32");
+        }
+        return;
+      }
+      case Buffers::neox_masks: {
+        // GPTNeoXAttention (transformers < 4.31): bias bool [1, 1, max_pos, max_pos], masked_bias
+        // a scalar, rotary_emb.inv_freq [rotary_dim / 2].
+        const std::int64_t n = model_.max_position_embeddings;
+        for (std::int64_t i = 0; i < layers; ++i) {
+          const std::string at = full_name(fmt::format("layers.{}.attention", i));
+          const Block& block = main->blocks[static_cast<std::size_t>(i)];
+          const std::int64_t rotary = block.attention.rotary_dim;
+          add_buffer(at + ".bias", {1, 1, n, n}, "BOOL");
+          add_buffer(at + ".masked_bias", {}, "F32");
+          add_buffer(at + ".rotary_emb.inv_freq", {rotary / 2}, "F32");
+        }
+        return;
+      }
+      case Buffers::tied_head_copy:
+        if (model_.has_lm_head && model_.tie_word_embeddings) {
+          add_buffer("lm_head.weight", {model_.vocab_size, model_.embedding_dim}, base_.name);
+        }
+        return;
+    }
+  }
+
+  void add_buffer(std::string name, std::vector<std::int64_t> shape, std::string_view dtype) {
+    add(std::move(name), std::move(shape), dtype, false);
+    inventory_.tensors.back().buffer = true;
+  }
+
+  std::string renamed(std::string name) const {
     if (naming_.renames.empty()) return name;
     name += '.';  // so a rename can match a module name at the end ("...mlp.gate" + ".weight")
     for (const Rename& rename : naming_.renames) {
@@ -160,6 +330,23 @@ private:
     }
     name.pop_back();
     return name;
+  }
+
+  // trace's layout name ("layers.3.self_attn.q_proj.weight") -> the checkpoint's.
+  std::string full_name(const std::string& layout_name) const {
+    std::string name;
+    if (layout_name.starts_with("layers.")) {
+      name = fmt::format("{}{}{}", naming_.root, naming_.layers, layout_name.substr(6));
+    } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
+      const std::size_t digits = std::string_view("mtp.layers.").size();
+      const std::size_t dot = layout_name.find('.', digits);
+      const std::int64_t index = std::stoll(layout_name.substr(digits, dot - digits));
+      name = fmt::format("{}layers.{}{}", naming_.root, inventory_.main_layers + index,
+                         dot == std::string::npos ? "" : layout_name.substr(dot));
+    } else {
+      name = layout_name;
+    }
+    return renamed(std::move(name));
   }
 
   void add(std::string name, std::vector<std::int64_t> shape, std::string_view dtype,
@@ -174,8 +361,8 @@ private:
     switch (norm.kind) {
       case NormKind::layer_norm_no_affine: return;
       case NormKind::layer_norm:
-        add(name + ".weight", {norm.dim}, base_.name, true);
-        add(name + ".bias", {norm.dim}, base_.name, true);
+        add(name + (naming_.gamma_beta ? ".gamma" : ".weight"), {norm.dim}, base_.name, true);
+        add(name + (naming_.gamma_beta ? ".beta" : ".bias"), {norm.dim}, base_.name, true);
         return;
       case NormKind::rms_norm:
       case NormKind::layer_norm_no_bias: add(name + ".weight", {norm.dim}, base_.name, true); return;
@@ -193,6 +380,10 @@ private:
   }
 
   void emit_linear(const layout::NamedLinear& linear) {
+    if (linear.expert && naming_.stacked_experts) {
+      emit_stacked_experts(linear);
+      return;
+    }
     if (linear.count == 1) {
       emit_one(linear, linear.name);
       return;
@@ -203,6 +394,33 @@ private:
     for (std::int64_t e = 0; e < linear.count; ++e) emit_one(linear, fmt::format("{}{}{}", head, e, tail));
   }
 
+  // gpt-oss: every expert of a projection in one tensor, gate and up fused ("gate_up_proj").
+  // MXFP4 (openai's upload): _blocks U8 [E, out, in/32, 16] (two 4-bit values a byte), _scales U8
+  // [E, out, in/32] (one E8M0 exponent per 32), _bias [E, out]. Unquantized: GptOssExperts's
+  // parameters, [E, in, out].
+  void emit_stacked_experts(const layout::NamedLinear& linear) {
+    const std::size_t star = linear.name.find(".*.");
+    const std::string leaf = linear.name.substr(star + 3);
+    if (leaf == "up_proj") return;  // stored inside gate_up_proj, emitted with gate_proj
+    const std::string projection = leaf == "down_proj" ? ".down_proj" : ".gate_up_proj";
+    const std::string at = full_name(linear.name.substr(0, star)) + projection;
+    const std::int64_t experts = linear.count;
+    const std::int64_t rows = leaf == "gate_proj" ? 2 * linear.rows : linear.rows;
+    const std::int64_t cols = linear.cols;
+    const std::int64_t values = checked_mul(checked_mul(experts, rows, "the tensor inventory"), cols,
+                                            "the tensor inventory");
+    if (!model_.quantization) {
+      add(at, {experts, cols, rows}, base_.name, true);
+    } else if (model_.quantization->format == QuantFormat::mxfp4 && cols % 32 == 0) {
+      add(at + "_blocks", {experts, rows, cols / 32, 16}, "U8", true, values);
+      add(at + "_scales", {experts, rows, cols / 32}, "U8", false);
+    } else {
+      gap("stacked experts are modelled unquantized or MXFP4 only");
+      add(at, {experts, cols, rows}, base_.name, true);
+    }
+    if (linear.bias) add(at + "_bias", {experts, rows}, base_.name, true);
+  }
+
   void emit_one(const layout::NamedLinear& linear, const std::string& layout_name) {
     const std::string name = full_name(layout_name);
     const std::int64_t r = linear.rows;
@@ -210,9 +428,11 @@ private:
     const std::int64_t values = checked_mul(r, c, "the tensor inventory");
     if (linear.bias) add(name + ".bias", {r}, base_.name, true);
     if (!model_.quantization) {
-      add(name + ".weight", {r, c}, base_.name, true);
+      add(name + ".weight", naming_.conv1d ? std::vector<std::int64_t>{c, r} : std::vector{r, c},
+          base_.name, true);
       return;
     }
+    if (naming_.conv1d) gap("quantized Conv1D (GPT-2) weights are not modelled tensor by tensor");
     const Quantization& q = *model_.quantization;
     if (q.format == QuantFormat::modelopt) {
       const ModeloptScheme& scheme = *q.modelopt;
@@ -334,8 +554,28 @@ private:
       add(name + ".weight", {h, 2 * h}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
       add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
+    } else if (name.starts_with("pooler.") || name.starts_with("cls.") || name == "classifier") {
+      emit_bert_head(extra);
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", name, extra.op));
+    }
+  }
+
+  // BERT's heads (families/bert.cpp): biased Linears from the hidden width, the transform's
+  // LayerNorm and the MLM decoder's bias (its weight is the tied word embedding, not stored).
+  void emit_bert_head(const ExtraParameter& extra) {
+    const std::int64_t h = model_.hidden_size;
+    const std::string name = renamed(extra.name);
+    if (extra.op == "Linear" && extra.params % (h + 1) == 0) {
+      const std::int64_t out = extra.params / (h + 1);
+      add(name + ".weight", {out, h}, base_.name, true);
+      add(name + ".bias", {out}, base_.name, true);
+    } else if (extra.op == "LayerNorm") {
+      norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
+    } else if (extra.op == "Bias") {
+      add(name, {extra.params}, base_.name, true);
+    } else {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
     }
   }
 

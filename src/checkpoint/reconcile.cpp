@@ -126,6 +126,7 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   for (std::size_t i = 0; i < inventory.tensors.size(); ++i) {
     const ExpectedTensor& tensor = inventory.tensors[i];
     expected_by_name.emplace(tensor.name, i);
+    if (tensor.buffer) continue;  // counted below only where the upload stores it
     const std::int64_t elements = tensor.elements();
     const std::int64_t bytes = tensor.bytes();
     add_to(result.expected, elements, bytes);
@@ -141,6 +142,7 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   std::int64_t scale_elements = 0;
   std::int64_t packed_bytes = 0;
   std::int64_t packed_int32 = 0;
+  std::int64_t buffer_elements = 0;
   const std::unordered_set<std::string_view> names = all_names(shards);
   for (const SafetensorsHeader& shard : shards) {
     for (const TensorHeader& tensor : shard.tensors) {
@@ -159,7 +161,14 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
       }
       seen[match->second] = true;
       const ExpectedTensor& expected = inventory.tensors[match->second];
-      if (expected.dtype != tensor.dtype || expected.shape != tensor.shape) {
+      if (expected.buffer) {
+        // Stored by this upload: expected as found, in its own dtype; not a parameter.
+        add_to(result.expected, tensor.elements, tensor.bytes());
+        add_to(component(tensor.name).expected, tensor.elements, tensor.bytes());
+        if (packing_of(tensor, names) == Packing::none) buffer_elements += tensor.elements;
+      }
+      const bool dtype_differs = !expected.buffer && expected.dtype != tensor.dtype;
+      if (dtype_differs || expected.shape != tensor.shape) {
         ++result.mismatch_count;
         result.mismatches.push_back({tensor.name, describe(expected.dtype, expected.shape),
                                      describe(tensor.dtype, tensor.shape)});
@@ -167,7 +176,7 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
     }
   }
   for (std::size_t i = 0; i < seen.size(); ++i) {
-    if (seen[i]) continue;
+    if (seen[i] || inventory.tensors[i].buffer) continue;
     ++result.only_in_trace_count;
     result.only_in_trace.push_back(inventory.tensors[i].name);
   }
@@ -198,6 +207,14 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
     result.explanations.push_back(fmt::format(
         "{} I32 qweight elements hold {} values each (GPTQ/AWQ, {}-bit): {} parameters",
         packed_int32, per_int32, options.packed_bits, packed_int32 * per_int32));
+  }
+  if (buffer_elements > 0) {
+    result.logical_params -= buffer_elements;
+    result.delta_params = result.logical_params - trace_params;
+    result.explanations.push_back(fmt::format(
+        "{} elements are buffers this upload stores (causal masks, a tied embedding's copy): "
+        "stored, but not parameters",
+        buffer_elements));
   }
   if (scale_elements > 0) {
     result.explanations.push_back(fmt::format(

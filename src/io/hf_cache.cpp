@@ -143,6 +143,23 @@ std::optional<std::string> HfRepoCache::read_file(const std::string& commit,
   return read_whole_file(snapshot_path(commit, path));
 }
 
+fs::path HfRepoCache::no_exist_path(const std::string& commit, const std::string& path) const {
+  return m_root / ".no_exist" / commit / path;
+}
+
+bool HfRepoCache::known_missing(const std::string& commit, const std::string& path) const {
+  if (!safe_repo_path(path) || !is_commit_hash(commit)) return false;
+  std::error_code error;
+  return fs::is_regular_file(no_exist_path(commit, path), error);
+}
+
+void HfRepoCache::mark_missing(const std::string& commit, const std::string& path) const {
+  if (!safe_repo_path(path) || !is_commit_hash(commit)) {
+    throw ConfigError(fmt::format("refusing to mark '{}' missing: not a safe relative path", path));
+  }
+  write_file_atomically(no_exist_path(commit, path), "");
+}
+
 void HfRepoCache::write_ref(const std::string& revision, const std::string& commit) const {
   if (revision == commit) return;
   write_file_atomically(m_root / "refs" / revision, commit);  // no newline, as huggingface_hub

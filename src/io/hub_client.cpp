@@ -1,15 +1,18 @@
 #include "trace/io/hub_client.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "http_transfer.hpp"
+#include "trace/io/http_date.hpp"
 #include "trace/version.hpp"
 
 namespace trace {
@@ -47,12 +50,15 @@ std::string header_or(const http::Headers& headers, const std::string& name,
   return found == headers.end() ? fallback : found->second;
 }
 
-std::optional<long> retry_after_seconds(const http::Headers& headers) {
+// Retry-After as delay-seconds or an HTTP date (measured from the response's Date, else from this
+// machine's clock); nullopt when absent or malformed (the backoff applies).
+std::optional<std::int64_t> retry_after_seconds(const http::Headers& headers) {
   const std::string value = header_or(headers, "retry-after");
-  if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;  // absent, or an HTTP date (not honoured: the backoff applies)
-  }
-  return std::stol(value);
+  if (value.empty()) return std::nullopt;
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  return http::retry_after_wait(value, header_or(headers, "date"), now);
 }
 
 // The server's own words: X-Error-Message, else the JSON body's "error".
@@ -221,9 +227,14 @@ http::Response HubClient::get_with_retries(http::Session& session, const http::R
       case http::Outcome::ok:
         retry = retryable_status(response.status);
         if (response.status == 429) {
-          if (const std::optional<long> seconds = retry_after_seconds(response.headers)) {
-            wait = settings.retry_after_unit * *seconds;
-            if (wait > settings.retry_after_max) {
+          if (const std::optional<std::int64_t> seconds = retry_after_seconds(response.headers)) {
+            // Compared in units first: a huge value must not overflow the multiplication.
+            const std::int64_t max_units =
+                settings.retry_after_unit.count() > 0
+                    ? settings.retry_after_max / settings.retry_after_unit
+                    : std::numeric_limits<std::int64_t>::max() - 1;
+            wait = settings.retry_after_unit * std::min<std::int64_t>(*seconds, max_units + 1);
+            if (*seconds > max_units || wait > settings.retry_after_max) {
               throw FetchError(fmt::format(
                   "the Hub is rate-limiting requests (429) and asks to wait {} s before {}; try "
                   "again later, or set HF_TOKEN for a higher limit",

@@ -121,9 +121,18 @@ HubModelFiles fetch_hub_model(const RepoId& repo, const HubEnvironment& env,
                            fmt::format("{} has no config.json at revision '{}' (commit {})",
                                        repo.repo, repo.revision, info.commit));
   }
+  // An optional file is asked for only when the listing names it (or there is no listing) and no
+  // earlier run recorded it missing at this commit; a file found missing is recorded, as
+  // huggingface_hub does, in .no_exist/{commit}/.
   std::vector<std::string> small_files = {k_config_file};
-  if (listed(k_quant_config_file)) small_files.emplace_back(k_quant_config_file);
-  if (listed(k_index_file)) small_files.emplace_back(k_index_file);
+  for (const char* optional : {k_quant_config_file, k_index_file}) {
+    if (cache.known_missing(info.commit, optional)) continue;
+    if (listed(optional)) {
+      small_files.emplace_back(optional);
+    } else {
+      try_cache([&] { cache.mark_missing(info.commit, optional); });
+    }
+  }
   state.files_total = small_files.size();
 
   HubModelFiles files;
@@ -142,6 +151,7 @@ HubModelFiles fetch_hub_model(const RepoId& repo, const HubEnvironment& env,
       } catch (const HubNotFoundError& error) {
         // An optional file the listing did not give (no siblings in the answer) is just absent.
         if (name == k_config_file || !info.files.empty()) throw;
+        try_cache([&] { cache.mark_missing(info.commit, name); });
       }
     }
     report(1);

@@ -286,6 +286,7 @@ FixtureHub::Reply FixtureHub::route(const LoggedRequest& request, bool& truncate
       if (rule.fault.kind == Fault::Kind::status) {
         Reply reply = error_reply(rule.fault.status, "", "injected fault");
         if (!rule.fault.retry_after.empty()) reply.headers.emplace_back("Retry-After", rule.fault.retry_after);
+        if (!rule.fault.date.empty()) reply.headers.emplace_back("Date", rule.fault.date);
         return reply;
       }
       if (rule.fault.kind == Fault::Kind::garbage) {
@@ -347,11 +348,11 @@ FixtureHub::Reply FixtureHub::route_hub(const LoggedRequest& request) {
     for (const auto& [name, file] : repo->second.files) siblings.push_back({{"rfilename", name}});
     Reply reply;
     reply.headers.emplace_back("Content-Type", "application/json");
-    reply.body = nlohmann::json{{"id", repo_id},
-                                {"sha", commit},
-                                {"gated", repo->second.gated ? nlohmann::json("manual") : nlohmann::json(false)},
-                                {"siblings", siblings}}
-                     .dump();
+    nlohmann::json info{{"id", repo_id},
+                        {"sha", commit},
+                        {"gated", repo->second.gated ? nlohmann::json("manual") : nlohmann::json(false)}};
+    if (repo->second.list_siblings) info["siblings"] = siblings;
+    reply.body = info.dump();
     return reply;
   }
   if (repo->second.gated && token != repo->second.granted_token) {

@@ -30,6 +30,7 @@ struct FixtureRepo {
   std::map<std::string, FixtureFile> files;
   bool gated = false;
   std::string granted_token;  // the one token a gated repo lets through
+  bool list_siblings = true;  // false: the API answer has no "siblings" (a mirror that omits them)
 };
 
 enum class FixturePort { hub, cdn };
@@ -53,6 +54,7 @@ struct Fault {
   int status = 500;
   std::string retry_after;  // for 429; empty: no header
   std::chrono::milliseconds delay{0};
+  std::string date{};  // for 429: a Date header (an IMF-fixdate); empty: none
 };
 
 class FixtureHub {

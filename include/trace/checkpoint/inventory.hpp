@@ -19,6 +19,10 @@ struct ExpectedTensor {
   /// Model parameters this tensor holds, unpacked (an NVFP4 U8 [r, c/2] holds r x c); 0 for
   /// scales and other tensors that are not parameters.
   std::int64_t logical_params = 0;
+  /// A stored buffer, not a parameter, that only some uploads hold (GPT-2's causal masks,
+  /// GPT-NeoX's masks and rotary inv_freq, Falcon's copy of the tied embedding): never reported
+  /// missing, matched by name and shape (its dtype is the upload's), outside the storage estimate.
+  bool buffer = false;
   std::int64_t elements() const;
   std::int64_t bytes() const;
 };

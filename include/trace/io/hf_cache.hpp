@@ -7,6 +7,8 @@
 ///     blobs/{etag}                    a whole file, named by its git-sha1 or sha256 ETag
 ///     snapshots/{commit}/{path}       a relative symlink to ../../blobs/{etag} (a plain file
 ///                                     when the server sent no usable ETag)
+///     .no_exist/{commit}/{path}       an empty file: {path} does not exist at {commit} (so
+///                                     nobody asks again; huggingface_hub's own marker)
 ///     trace/headers/{commit}/         trace's own: never read by huggingface_hub
 ///       {shard}.json                  a shard's safetensors header JSON, verbatim (N bytes)
 ///       manifest.json                 written last: the files present and each shard's size
@@ -51,6 +53,14 @@ class HfRepoCache {
   /// snapshots/{commit}/{path}, or nullopt when absent.
   std::optional<std::string> read_file(const std::string& commit, const std::string& path) const;
   std::filesystem::path snapshot_path(const std::string& commit, const std::string& path) const;
+
+  /// .no_exist/{commit}/{path}: the marker that the file is known to be absent at the commit.
+  std::filesystem::path no_exist_path(const std::string& commit, const std::string& path) const;
+  /// True when the marker exists (a commit's files never change, so it never goes stale).
+  bool known_missing(const std::string& commit, const std::string& path) const;
+  /// Writes the empty marker. Throws ConfigError when the commit or path is not safe or the
+  /// write fails.
+  void mark_missing(const std::string& commit, const std::string& path) const;
 
   /// refs/{revision} := commit (skipped when revision is the commit itself).
   void write_ref(const std::string& revision, const std::string& commit) const;

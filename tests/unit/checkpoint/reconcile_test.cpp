@@ -283,14 +283,14 @@ TEST_CASE("Nemotron 3 Nano NVFP4: the published layout reconciles with no bogus 
 
 TEST_CASE("a family without checkpoint naming gives a partial inventory and no name noise",
           "[checkpoint][reconcile]") {
-  // GPT-2 names (transformer.h.0.attn.c_attn) are not modelled: totals only.
+  // OPT names (model.decoder.layers.0.self_attn.q_proj) are not modelled: totals only.
   const trace::ModelDescription model = trace::parse_model_config(
-      trace::test::config_text("distilbert--distilgpt2.json"));
+      trace::test::config_text("facebook--opt-125m.json"));
   const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
   CHECK(!inventory.complete);
   CHECK(!inventory.gaps.empty());
-  const auto shards = shards_of({{"transformer.wte.weight", "F32", {50257, 768}},
-                                 {"transformer.h.0.attn.c_attn.weight", "F32", {768, 2304}}});
+  const auto shards = shards_of({{"model.decoder.embed_tokens.weight", "F32", {50272, 768}},
+                                 {"model.decoder.layers.0.self_attn.q_proj.weight", "F32", {768, 768}}});
   const Reconciliation r = trace::checkpoint::reconcile(inventory, shards, 0);
   CHECK(r.only_in_checkpoint.empty());
   CHECK(r.only_in_trace.empty());
@@ -336,5 +336,88 @@ TEST_CASE("inventory names for the MoE and DeepSeek layouts", "[checkpoint][inve
     CHECK(has(names, "model.layers.61.self_attn.kv_b_proj.weight"));
     CHECK(has(names, "model.layers.61.shared_head.head.weight"));
     CHECK(!has(names, "mtp.layers.0.self_attn.kv_b_proj.weight"));
+  }
+}
+
+namespace {
+
+// A small GPT-2: vocab 100, n_embd 32, 2 layers, 4 heads, 16 positions, F32.
+constexpr const char* k_tiny_gpt2 = R"({
+  "model_type": "gpt2", "vocab_size": 100, "n_embd": 32, "n_layer": 2, "n_head": 4,
+  "n_positions": 16, "torch_dtype": "float32"
+})";
+
+// GPT2Model's state dict as openai-community/gpt2's model.safetensors spells it: no prefix,
+// Conv1D weights [in, out], and (when `masks`) the h.N.attn.bias causal-mask buffers.
+std::vector<TensorSpec> tiny_gpt2_tensors(bool masks) {
+  std::vector<TensorSpec> t = {{"wte.weight", "F32", {100, 32}}, {"wpe.weight", "F32", {16, 32}}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = fmt::format("h.{}.", i);
+    t.push_back({p + "ln_1.weight", "F32", {32}});
+    t.push_back({p + "ln_1.bias", "F32", {32}});
+    if (masks) t.push_back({p + "attn.bias", "F32", {1, 1, 16, 16}});
+    t.push_back({p + "attn.c_attn.weight", "F32", {32, 96}});
+    t.push_back({p + "attn.c_attn.bias", "F32", {96}});
+    t.push_back({p + "attn.c_proj.weight", "F32", {32, 32}});
+    t.push_back({p + "attn.c_proj.bias", "F32", {32}});
+    t.push_back({p + "ln_2.weight", "F32", {32}});
+    t.push_back({p + "ln_2.bias", "F32", {32}});
+    t.push_back({p + "mlp.c_fc.weight", "F32", {32, 128}});
+    t.push_back({p + "mlp.c_fc.bias", "F32", {128}});
+    t.push_back({p + "mlp.c_proj.weight", "F32", {128, 32}});
+    t.push_back({p + "mlp.c_proj.bias", "F32", {32}});
+  }
+  t.push_back({"ln_f.weight", "F32", {32}});
+  t.push_back({"ln_f.bias", "F32", {32}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("GPT-2: Conv1D weights and mask buffers reconcile, stored or not", "[checkpoint][reconcile]") {
+  // Parameters: wte 3,200 + wpe 512; per layer ln_1 64 + c_attn 3,072 + 96 + c_proj 1,024 + 32 +
+  // ln_2 64 + c_fc 4,096 + 128 + c_proj 4,096 + 32 = 12,704, x 2 = 25,408; ln_f 64: 29,184.
+  SECTION("with the masks: 512 more stored elements, no parameter delta") {
+    const Reconciliation r = reconcile_config(k_tiny_gpt2, tiny_gpt2_tensors(true));
+    CHECK(r.inventory_complete);
+    CHECK(r.trace_params == 29'184);
+    CHECK(r.found.tensors == 30);  // 2 + 2 x 13 + 2
+    CHECK(r.found.stored_elements == 29'184 + 2 * 256);
+    CHECK(r.logical_params == 29'184);
+    CHECK(r.delta_params == 0);
+    CHECK(r.expected == r.found);
+    CHECK(r.only_in_checkpoint_count == 0);
+    CHECK(r.only_in_trace_count == 0);
+    CHECK(r.mismatch_count == 0);
+    CHECK(r.agrees());
+    CHECK(std::any_of(r.explanations.begin(), r.explanations.end(), [](const std::string& line) {
+      return line.find("512 elements are buffers") != std::string::npos;
+    }));
+  }
+  SECTION("without them (a re-saved upload): nothing reported missing") {
+    const Reconciliation r = reconcile_config(k_tiny_gpt2, tiny_gpt2_tensors(false));
+    CHECK(r.found.tensors == 28);
+    CHECK(r.logical_params == 29'184);
+    CHECK(r.expected == r.found);
+    CHECK(r.only_in_trace_count == 0);
+    CHECK(r.agrees());
+  }
+  SECTION("a mask of another shape is named") {
+    std::vector<TensorSpec> tensors = tiny_gpt2_tensors(true);
+    for (TensorSpec& spec : tensors) {
+      if (spec.name == "h.1.attn.bias") spec.shape = {1, 1, 8, 8};
+    }
+    const Reconciliation r = reconcile_config(k_tiny_gpt2, tensors);
+    CHECK(r.mismatch_count == 1);
+    REQUIRE(r.mismatches.size() == 1);
+    CHECK(r.mismatches[0].name == "h.1.attn.bias");
+  }
+  SECTION("an nn.Linear-shaped c_attn (not transposed) is a mismatch") {
+    std::vector<TensorSpec> tensors = tiny_gpt2_tensors(false);
+    for (TensorSpec& spec : tensors) {
+      if (spec.name == "h.0.attn.c_attn.weight") spec.shape = {96, 32};
+    }
+    const Reconciliation r = reconcile_config(k_tiny_gpt2, tensors);
+    CHECK(r.mismatch_count == 1);
   }
 }

@@ -251,6 +251,29 @@ TEST_CASE("429 with Retry-After and 5xx are retried, a bounded number of times",
                    "3600"));
     CHECK(hub.request_count() == 1);
   }
+  SECTION("Retry-After as an HTTP date waits until then, by the response's Date") {
+    // 07:28:05 - 07:28:00 = 5 s = 5 units.
+    Fault fault{Fault::Kind::status, 429, "Wed, 21 Oct 2015 07:28:05 GMT", {}};
+    fault.date = "Wed, 21 Oct 2015 07:28:00 GMT";
+    hub.inject("/api/models/", fault, 1);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(client.resolve_revision("fixture-org/Llama-3.1-8B", "main").commit == k_fixture_commit);
+    CHECK(hub.request_count() == 2);
+    CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(5));
+  }
+  SECTION("an HTTP date an hour past the response's Date fails at once, naming 3600 s") {
+    Fault fault{Fault::Kind::status, 429, "Wed, 21 Oct 2015 08:28:00 GMT", {}};
+    fault.date = "Wed, 21 Oct 2015 07:28:00 GMT";
+    hub.inject("/api/models/", fault, 1);
+    CHECK(contains(message_of<FetchError>([&] { client.resolve_revision("fixture-org/Llama-3.1-8B", "main"); }),
+                   "3600 s"));
+    CHECK(hub.request_count() == 1);
+  }
+  SECTION("an HTTP date already past retries at once") {
+    hub.inject("/api/models/", {Fault::Kind::status, 429, "Sun, 06 Nov 1994 08:49:37 GMT", {}}, 1);
+    CHECK(client.resolve_revision("fixture-org/Llama-3.1-8B", "main").commit == k_fixture_commit);
+    CHECK(hub.request_count() == 2);
+  }
   SECTION("500 then success") {
     hub.inject("config.json", {Fault::Kind::status, 500, {}, {}}, 2);
     CHECK_FALSE(client.download("fixture-org/Llama-3.1-8B", k_fixture_commit, "config.json").content.empty());

@@ -9,6 +9,7 @@
 
 #include "catch.hpp"
 #include "hub_fixtures.hpp"
+#include "trace/error.hpp"
 #include "trace/io/hf_cache.hpp"
 #include "trace/io/hub_client.hpp"
 
@@ -143,4 +144,67 @@ TEST_CASE("measure: a cold and a warm run of the 4-shard Llama-3.1-8B", "[.][mea
             << std::chrono::duration<double, std::milli>(cold_end - start).count() << " ms\n"
             << "warm: " << hub.request_count() << " requests, "
             << std::chrono::duration<double, std::milli>(warm_end - cold_end).count() << " ms\n";
+}
+
+TEST_CASE("a missing optional file leaves a .no_exist marker and is not asked for again",
+          "[io][hub][fetch][no_exist]") {
+  FixtureHub hub;
+  FixtureRepo repo = llama_8b_repo("fixture-org/unlisted");
+  repo.list_siblings = false;  // so the optional files are asked for, and 404
+  hub.add_repo(repo);
+  const TempDir dir;
+  const HubEnvironment env = fixture_env(hub, dir);
+  const HubModelFiles cold = fetch_hub_model(repo_id(repo.id), env);
+  CHECK(cold.hf_quant_config_text.empty());
+  REQUIRE(cold.checkpoint);
+  // 1 API call, config.json, hf_quant_config.json (404), the index, 4 header reads.
+  CHECK(cold.requests == 8);
+  const HfRepoCache cache(dir.at("hf-home/hub"), repo.id);
+  // huggingface_hub's layout: models--org--name/.no_exist/<commit>/<filename>, empty.
+  const fs::path marker = fs::path(dir.at("hf-home/hub")) / "models--fixture-org--unlisted" /
+                          ".no_exist" / k_fixture_commit / "hf_quant_config.json";
+  REQUIRE(fs::is_regular_file(marker));
+  CHECK(fs::file_size(marker) == 0);
+  CHECK(cache.known_missing(k_fixture_commit, "hf_quant_config.json"));
+  CHECK_FALSE(cache.known_missing(k_fixture_commit, "model.safetensors.index.json"));
+
+  SECTION("a warm run makes no request") {
+    hub.clear_log();
+    const HubModelFiles warm = fetch_hub_model(repo_id(repo.id), env);
+    CHECK(hub.request_count() == 0);
+    CHECK(warm.requests == 0);
+    CHECK(warm.hf_quant_config_text.empty());
+  }
+  SECTION("without trace's manifest, a refetch still skips the file the marker names") {
+    fs::remove(cache.root() / "trace" / "headers" / k_fixture_commit / "manifest.json");
+    hub.clear_log();
+    const HubModelFiles again = fetch_hub_model(repo_id(repo.id), env);
+    REQUIRE(again.checkpoint);
+    CHECK(again.checkpoint->shards.size() == 4);
+    for (const LoggedRequest& request : hub.requests()) {
+      CHECK(request.target.find("hf_quant_config.json") == std::string::npos);
+    }
+    // The API call and 4 header reads; config.json and the index come from the snapshot.
+    CHECK(again.requests == 5);
+  }
+}
+
+TEST_CASE("files the listing lacks are marked missing without a request", "[io][hub][fetch][no_exist]") {
+  FixtureHub hub;
+  hub.add_repo(llama_1b_repo());
+  const TempDir dir;
+  const HubModelFiles single = fetch_hub_model(repo_id("fixture-org/Llama-3.2-1B"), fixture_env(hub, dir));
+  REQUIRE(single.checkpoint);
+  const HfRepoCache cache(dir.at("hf-home/hub"), "fixture-org/Llama-3.2-1B");
+  // A single-file checkpoint: no index and no quant config at the commit.
+  CHECK(cache.known_missing(k_fixture_commit, "model.safetensors.index.json"));
+  CHECK(cache.known_missing(k_fixture_commit, "hf_quant_config.json"));
+  CHECK_FALSE(cache.known_missing(k_fixture_commit, "config.json"));
+  for (const LoggedRequest& request : hub.requests()) {
+    CHECK(request.target.find("model.safetensors.index.json") == std::string::npos);
+  }
+  // Unsafe names are never markers.
+  CHECK_FALSE(cache.known_missing(k_fixture_commit, "../config.json"));
+  CHECK_THROWS_AS(cache.mark_missing(k_fixture_commit, "../x"), ConfigError);
+  CHECK_THROWS_AS(cache.mark_missing("main", "x.json"), ConfigError);
 }

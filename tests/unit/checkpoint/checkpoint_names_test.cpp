@@ -1,0 +1,251 @@
+// Per family: a few tensor names and shapes the published checkpoints hold, written by hand from
+// the source named in each test (transformers' modeling code, a published model.safetensors.index
+// weight map or header listing) and the fixture's hyperparameters; the inventory must list them.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "test_data.hpp"
+#include "trace/checkpoint/inventory.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+using trace::checkpoint::ExpectedTensor;
+using trace::checkpoint::Inventory;
+using Shape = std::vector<std::int64_t>;
+
+const ExpectedTensor* find_tensor(const Inventory& inventory, const std::string& name) {
+  const auto it = std::find_if(inventory.tensors.begin(), inventory.tensors.end(),
+                               [&](const ExpectedTensor& t) { return t.name == name; });
+  return it == inventory.tensors.end() ? nullptr : &*it;
+}
+
+void check_tensor(const Inventory& inventory, const std::string& name, const Shape& shape) {
+  INFO(name);
+  const ExpectedTensor* tensor = find_tensor(inventory, name);
+  REQUIRE(tensor != nullptr);
+  CHECK(tensor->shape == shape);
+}
+
+void check_absent(const Inventory& inventory, const std::string& name) {
+  INFO(name);
+  CHECK(find_tensor(inventory, name) == nullptr);
+}
+
+Inventory fixture_inventory(const std::string& config) {
+  return trace::checkpoint::build_inventory(trace::test::fixture(config));
+}
+
+}  // namespace
+
+TEST_CASE("Gemma: model.* with GeGLU projections and a tied head", "[checkpoint][names]") {
+  // modeling_gemma.py; gemma-7b: 16 heads x head_dim 256 = 4096-wide q on a 3072 residual.
+  const Inventory inventory = fixture_inventory("google--gemma-7b.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.embed_tokens.weight", {256000, 3072});
+  check_tensor(inventory, "model.layers.0.self_attn.q_proj.weight", {4096, 3072});
+  check_tensor(inventory, "model.layers.27.mlp.gate_proj.weight", {24576, 3072});
+  check_tensor(inventory, "model.layers.27.post_attention_layernorm.weight", {3072});
+  check_tensor(inventory, "model.norm.weight", {3072});
+  check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("Gemma 2: four norms per layer", "[checkpoint][names]") {
+  // modeling_gemma2.py Gemma2DecoderLayer; google/gemma-2-9b (bundled): 16 x 256 queries, 8 kv
+  // heads.
+  const Inventory inventory = trace::checkpoint::build_inventory(
+      trace::parse_model_config(trace::test::catalog_text("google/gemma-2-9b")));
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_proj.weight", {4096, 3584});
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {2048, 3584});
+  check_tensor(inventory, "model.layers.41.pre_feedforward_layernorm.weight", {3584});
+  check_tensor(inventory, "model.layers.41.post_feedforward_layernorm.weight", {3584});
+}
+
+TEST_CASE("Gemma 3 text: per-head QK-norm", "[checkpoint][names]") {
+  // modeling_gemma3.py Gemma3Attention q_norm / k_norm over head_dim; gemma-3-1b-it: 1 kv head.
+  const Inventory inventory = fixture_inventory("google--gemma-3-1b-it.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.embed_tokens.weight", {262144, 1152});
+  check_tensor(inventory, "model.layers.0.self_attn.q_norm.weight", {256});
+  check_tensor(inventory, "model.layers.25.self_attn.k_proj.weight", {256, 1152});
+  check_tensor(inventory, "model.layers.25.mlp.down_proj.weight", {1152, 6912});
+}
+
+TEST_CASE("Gemma 3 multimodal: the text model under language_model.model", "[checkpoint][names]") {
+  // google/gemma-3-4b-it's index: language_model.model.layers.N.*; the vision tower is not named.
+  const Inventory inventory = fixture_inventory("google--gemma-3-4b-it.reconstructed.json");
+  CHECK_FALSE(inventory.complete);
+  REQUIRE(find_tensor(inventory, "language_model.model.embed_tokens.weight") != nullptr);
+  REQUIRE(find_tensor(inventory, "language_model.model.layers.0.self_attn.q_norm.weight") !=
+          nullptr);
+}
+
+TEST_CASE("Phi-3: fused qkv_proj and gate_up_proj", "[checkpoint][names]") {
+  // modeling_phi3.py; Phi-3-mini: 32 heads x 96, qkv 3 x 3072 = 9216, gate_up 2 x 8192.
+  const Inventory inventory = fixture_inventory("microsoft--Phi-3-mini-4k-instruct.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.qkv_proj.weight", {9216, 3072});
+  check_tensor(inventory, "model.layers.0.self_attn.o_proj.weight", {3072, 3072});
+  check_tensor(inventory, "model.layers.31.mlp.gate_up_proj.weight", {16384, 3072});
+  check_tensor(inventory, "model.layers.31.mlp.down_proj.weight", {3072, 8192});
+  check_tensor(inventory, "lm_head.weight", {32064, 3072});
+}
+
+TEST_CASE("Qwen2-MoE: routed experts, one shared_expert and its gate", "[checkpoint][names]") {
+  // modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock; Qwen1.5-MoE-A2.7B: 60 experts of 1408.
+  const Inventory inventory = fixture_inventory("Qwen--Qwen1.5-MoE-A2.7B.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.mlp.gate.weight", {60, 2048});
+  check_tensor(inventory, "model.layers.0.mlp.experts.59.down_proj.weight", {2048, 1408});
+  check_tensor(inventory, "model.layers.0.mlp.shared_expert.gate_proj.weight", {5632, 2048});
+  check_tensor(inventory, "model.layers.0.mlp.shared_expert_gate.weight", {1, 2048});
+  check_tensor(inventory, "model.layers.23.self_attn.q_proj.bias", {2048});
+  check_absent(inventory, "model.layers.0.mlp.shared_experts.gate_proj.weight");
+}
+
+TEST_CASE("OLMo 2: full-width QK-norm, norms after attention and MLP", "[checkpoint][names]") {
+  // modeling_olmo2.py Olmo2Attention q_norm = RMSNorm(heads x head_dim); no input_layernorm.
+  const Inventory inventory = fixture_inventory("allenai--OLMo-2-1124-13B.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_norm.weight", {5120});
+  check_tensor(inventory, "model.layers.39.post_feedforward_layernorm.weight", {5120});
+  check_absent(inventory, "model.layers.0.input_layernorm.weight");
+}
+
+TEST_CASE("Phi-2: self_attn.dense, mlp.fc1/fc2, final_layernorm, biased head",
+          "[checkpoint][names]") {
+  // modeling_phi.py (microsoft/phi-2's index uses the same names); F16 as its torch_dtype.
+  const Inventory inventory = fixture_inventory("microsoft--phi-2.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.dense.weight", {2560, 2560});
+  check_tensor(inventory, "model.layers.0.self_attn.dense.bias", {2560});
+  check_tensor(inventory, "model.layers.0.mlp.fc1.weight", {10240, 2560});
+  check_tensor(inventory, "model.layers.31.mlp.fc2.weight", {2560, 10240});
+  check_tensor(inventory, "model.final_layernorm.weight", {2560});
+  check_tensor(inventory, "lm_head.bias", {51200});
+  check_absent(inventory, "model.layers.0.self_attn.o_proj.weight");
+  CHECK(find_tensor(inventory, "model.layers.0.mlp.fc1.weight")->dtype == "F16");
+}
+
+TEST_CASE("GPT-2: wte/wpe, h.N, Conv1D [in, out], attn.bias masks", "[checkpoint][names]") {
+  // openai-community/gpt2's model.safetensors: no prefix, c_attn [768, 2304] (Conv1D), and
+  // h.N.attn.bias causal masks (160 tensors for 12 layers = 148 parameters + 12 masks).
+  // gpt2-medium: 24 layers of 1024, 1024 positions.
+  const Inventory inventory = fixture_inventory("openai-community--gpt2-medium.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "wte.weight", {50257, 1024});
+  check_tensor(inventory, "wpe.weight", {1024, 1024});
+  check_tensor(inventory, "h.0.attn.c_attn.weight", {1024, 3072});
+  check_tensor(inventory, "h.0.attn.c_attn.bias", {3072});
+  check_tensor(inventory, "h.0.mlp.c_fc.weight", {1024, 4096});
+  check_tensor(inventory, "h.23.mlp.c_proj.weight", {4096, 1024});
+  check_tensor(inventory, "ln_f.bias", {1024});
+  check_tensor(inventory, "h.23.attn.bias", {1, 1, 1024, 1024});
+  CHECK(find_tensor(inventory, "h.23.attn.bias")->buffer);
+  // 2 embeddings + 24 x 12 + ln_f's 2 = 292 parameters, + 24 masks.
+  CHECK(inventory.tensors.size() == 316);
+}
+
+TEST_CASE("GPT-2 (distilgpt2): 12 + 2 + 2 tensors per 6 layers", "[checkpoint][names]") {
+  const Inventory inventory = fixture_inventory("distilbert--distilgpt2.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "h.5.attn.c_proj.weight", {768, 768});
+  CHECK(inventory.tensors.size() == 2 + 6 * 12 + 2 + 6);
+}
+
+TEST_CASE("Falcon-7B: transformer.h.N, multi-query query_key_value, stored head copy",
+          "[checkpoint][names]") {
+  // modeling_falcon.py; 71 heads x 64 + 2 x 64 = 4672 qkv rows; ffn 4 x 4544 = 18176.
+  const Inventory inventory = fixture_inventory("tiiuae--falcon-7b-instruct.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.word_embeddings.weight", {65024, 4544});
+  check_tensor(inventory, "transformer.h.0.self_attention.query_key_value.weight", {4672, 4544});
+  check_tensor(inventory, "transformer.h.0.self_attention.dense.weight", {4544, 4544});
+  check_tensor(inventory, "transformer.h.0.mlp.dense_h_to_4h.weight", {18176, 4544});
+  check_tensor(inventory, "transformer.h.31.mlp.dense_4h_to_h.weight", {4544, 18176});
+  check_tensor(inventory, "transformer.h.0.input_layernorm.bias", {4544});
+  check_tensor(inventory, "transformer.ln_f.weight", {4544});
+  check_tensor(inventory, "lm_head.weight", {65024, 4544});
+  CHECK(find_tensor(inventory, "lm_head.weight")->buffer);
+  check_absent(inventory, "transformer.h.0.self_attention.query_key_value.bias");
+}
+
+TEST_CASE("Falcon-40B: ln_attn / ln_mlp, grouped query_key_value", "[checkpoint][names]") {
+  // (128 + 2 x 8) heads x 64 = 9216 qkv rows.
+  const Inventory inventory = fixture_inventory("tiiuae--falcon-40b.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.h.0.self_attention.query_key_value.weight", {9216, 8192});
+  check_tensor(inventory, "transformer.h.59.ln_attn.weight", {8192});
+  check_tensor(inventory, "transformer.h.59.ln_mlp.bias", {8192});
+  check_absent(inventory, "transformer.h.0.input_layernorm.weight");
+}
+
+TEST_CASE("GPT-NeoX (Pythia-410M): gpt_neox.*, embed_out, optional mask buffers",
+          "[checkpoint][names]") {
+  // modeling_gpt_neox.py; head_dim 64, rotary_pct 0.25 -> 16 rotary dims -> inv_freq [8].
+  const Inventory inventory = fixture_inventory("EleutherAI--pythia-410m.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "gpt_neox.embed_in.weight", {50304, 1024});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.query_key_value.weight", {3072, 1024});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.query_key_value.bias", {3072});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.dense.weight", {1024, 1024});
+  check_tensor(inventory, "gpt_neox.layers.23.mlp.dense_h_to_4h.weight", {4096, 1024});
+  check_tensor(inventory, "gpt_neox.layers.23.mlp.dense_4h_to_h.bias", {1024});
+  check_tensor(inventory, "gpt_neox.final_layer_norm.weight", {1024});
+  check_tensor(inventory, "embed_out.weight", {50304, 1024});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.rotary_emb.inv_freq", {8});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.bias", {1, 1, 2048, 2048});
+  check_tensor(inventory, "gpt_neox.layers.0.attention.masked_bias", {});
+  check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("BERT: bert.encoder.layer.N, gamma/beta LayerNorms, pre-training heads",
+          "[checkpoint][names]") {
+  // modeling_bert.py BertForPreTraining; Google's uploads keep the TF LayerNorm names.
+  const Inventory inventory = fixture_inventory("google-bert--bert-base-uncased.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "bert.embeddings.word_embeddings.weight", {30522, 768});
+  check_tensor(inventory, "bert.embeddings.position_embeddings.weight", {512, 768});
+  check_tensor(inventory, "bert.embeddings.token_type_embeddings.weight", {2, 768});
+  check_tensor(inventory, "bert.embeddings.LayerNorm.gamma", {768});
+  check_tensor(inventory, "bert.encoder.layer.0.attention.self.query.weight", {768, 768});
+  check_tensor(inventory, "bert.encoder.layer.0.attention.self.value.bias", {768});
+  check_tensor(inventory, "bert.encoder.layer.0.attention.output.dense.weight", {768, 768});
+  check_tensor(inventory, "bert.encoder.layer.0.attention.output.LayerNorm.beta", {768});
+  check_tensor(inventory, "bert.encoder.layer.11.intermediate.dense.weight", {3072, 768});
+  check_tensor(inventory, "bert.encoder.layer.11.output.dense.weight", {768, 3072});
+  check_tensor(inventory, "bert.encoder.layer.11.output.LayerNorm.gamma", {768});
+  check_tensor(inventory, "bert.pooler.dense.weight", {768, 768});
+  check_tensor(inventory, "cls.predictions.transform.dense.bias", {768});
+  check_tensor(inventory, "cls.predictions.transform.LayerNorm.gamma", {768});
+  check_tensor(inventory, "cls.predictions.bias", {30522});
+  check_tensor(inventory, "cls.seq_relationship.weight", {2, 768});
+  check_absent(inventory, "cls.predictions.decoder.weight");
+  // 5 embedding tensors + 12 x 16 + pooler 2 + transform 4 + bias 1 + seq_relationship 2.
+  CHECK(inventory.tensors.size() == 206);
+}
+
+TEST_CASE("gpt-oss: MXFP4 stacked experts, router, sinks", "[checkpoint][names]") {
+  // modeling_gpt_oss.py; openai/gpt-oss-20b's headers: gate_up_proj_blocks U8 [32, 5760, 90, 16],
+  // _scales U8 [32, 5760, 90], _bias BF16 [32, 5760]; 120b has 128 experts of the same width.
+  const Inventory inventory = fixture_inventory("openai--gpt-oss-120b.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_blocks", {128, 5760, 90, 16});
+  check_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_scales", {128, 5760, 90});
+  check_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_bias", {128, 5760});
+  check_tensor(inventory, "model.layers.35.mlp.experts.down_proj_blocks", {128, 2880, 90, 16});
+  check_tensor(inventory, "model.layers.35.mlp.experts.down_proj_scales", {128, 2880, 90});
+  check_tensor(inventory, "model.layers.35.mlp.experts.down_proj_bias", {128, 2880});
+  check_tensor(inventory, "model.layers.0.mlp.router.weight", {128, 2880});
+  check_tensor(inventory, "model.layers.0.mlp.router.bias", {128});
+  check_tensor(inventory, "model.layers.0.self_attn.sinks", {64});
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {512, 2880});
+  check_absent(inventory, "model.layers.0.mlp.experts.0.gate_proj.weight");
+  CHECK(find_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_blocks")->dtype == "U8");
+  // gate_up blocks hold 128 x 5760 x 2880 four-bit values.
+  CHECK(find_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_blocks")->logical_params ==
+        2'123'366'400);
+}
