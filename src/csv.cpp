@@ -1,5 +1,9 @@
 #include "trace/csv.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
 #include "trace/error.hpp"
 
 namespace trace {
@@ -41,6 +45,31 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
   if (quoted) throw ConfigError("the CSV ends inside a quoted field");
   if (any || !fields.back().empty()) records.push_back(std::move(fields));
   return records;
+}
+
+std::optional<double> number_cell(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(cell, &used);
+    if (used != cell.size() || !std::isfinite(value)) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::int64_t> count_cell(const std::string& cell) {
+  const std::optional<double> value = number_cell(cell);
+  if (!value || *value < 0 || *value > 1e15 || std::floor(*value) != *value) return std::nullopt;
+  return static_cast<std::int64_t>(*value);
+}
+
+double nearest_rank_percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
 
 }  // namespace trace

@@ -10,6 +10,7 @@
 #include "trace/cost/flops.hpp"
 #include "trace/cost/serving.hpp"
 #include "trace/cost/training.hpp"
+#include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/model/model_config.hpp"
@@ -247,11 +248,6 @@ void plan_training_row(const ThroughputRow& row, const GpuCatalog& catalog,
   }
 }
 
-// Nearest rank: the value at rank ceil(q n) of the sorted values.
-double nearest_rank(const std::vector<double>& sorted, double q) {
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
 
 }  // namespace
 
@@ -260,9 +256,9 @@ RatioSummary summarize_ratios(std::vector<double> ratios) {
   if (ratios.empty()) return summary;
   std::sort(ratios.begin(), ratios.end());
   summary.count = static_cast<std::int64_t>(ratios.size());
-  summary.median = nearest_rank(ratios, 0.5);
-  summary.p10 = nearest_rank(ratios, 0.1);
-  summary.p90 = nearest_rank(ratios, 0.9);
+  summary.median = nearest_rank_percentile(ratios, 0.5);
+  summary.p10 = nearest_rank_percentile(ratios, 0.1);
+  summary.p90 = nearest_rank_percentile(ratios, 0.9);
   summary.min = ratios.front();
   summary.max = ratios.back();
   return summary;

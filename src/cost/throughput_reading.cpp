@@ -21,23 +21,6 @@ bool contains(std::string_view text, std::string_view word) {
   return text.find(word) != std::string_view::npos;
 }
 
-std::optional<double> number(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(cell, &used);
-    if (used != cell.size() || !std::isfinite(value)) return std::nullopt;
-    return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::optional<std::int64_t> integer(const std::string& cell) {
-  const std::optional<double> value = number(cell);
-  if (!value || *value < 0 || *value > 1e15 || std::floor(*value) != *value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
-}
 
 // The digits right after `prefix` where the prefix starts a word ("TP8" in "TP8 PP4", not the
 // "tp" of "AsyncTP").
@@ -121,18 +104,18 @@ std::vector<ThroughputRow> parse_throughput_csv(std::string_view text) {
     row.kind = to_lower(cell["kind"]);
     row.model_id = cell["model_id"];
     row.gpu = cell["gpu"];
-    row.n_gpus = integer(cell["n_gpus"]);
+    row.n_gpus = count_cell(cell["n_gpus"]);
     row.parallelism = cell["parallelism"];
     row.weight_dtype = cell["weight_dtype"];
     row.kv_dtype = cell["kv_dtype"];
-    row.input_len = integer(cell["input_len"]);
-    row.output_len = integer(cell["output_len"]);
+    row.input_len = count_cell(cell["input_len"]);
+    row.output_len = count_cell(cell["output_len"]);
     row.concurrency = cell["concurrency"];
-    row.seq_len = integer(cell["seq_len"]);
-    row.tokens_per_s_total = number(cell["tokens_per_s_total"]);
-    row.tokens_per_s_per_user = number(cell["tokens_per_s_per_user"]);
-    row.mfu = number(cell["mfu"]);
-    row.tflops_per_gpu = number(cell["tflops_per_gpu"]);
+    row.seq_len = count_cell(cell["seq_len"]);
+    row.tokens_per_s_total = number_cell(cell["tokens_per_s_total"]);
+    row.tokens_per_s_per_user = number_cell(cell["tokens_per_s_per_user"]);
+    row.mfu = number_cell(cell["mfu"]);
+    row.tflops_per_gpu = number_cell(cell["tflops_per_gpu"]);
     row.spec_decode = cell["spec_decode"];
     row.notes = cell["notes"];
     rows.push_back(std::move(row));
@@ -226,7 +209,7 @@ std::optional<std::optional<std::int64_t>> read_concurrency(std::string_view cel
   if (const std::optional<std::int64_t> batch = number_after(text, "batch ")) {
     return std::optional<std::int64_t>(*batch);
   }
-  if (const std::optional<std::int64_t> value = integer(text); value && *value > 0) {
+  if (const std::optional<std::int64_t> value = count_cell(text); value && *value > 0) {
     return std::optional<std::int64_t>(*value);
   }
   return std::nullopt;

@@ -24,31 +24,7 @@ namespace {
 // GiB as a double, for the CSV's GiB columns.
 constexpr double k_gib_f = static_cast<double>(k_gib);
 
-std::optional<double> number(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(cell, &used);
-    if (used != cell.size() || !std::isfinite(value)) return std::nullopt;
-    return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
 
-std::optional<std::int64_t> integer(const std::string& cell) {
-  const std::optional<double> value = number(cell);
-  if (!value || *value < 0 || *value > 1e15 || std::floor(*value) != *value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
-}
-
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  // Nearest-rank on the sorted values (no interpolation): the value at rank ceil(q n).
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
-  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
 
 // The loss implementation a row's framework and notes name: cut for Cut Cross-Entropy and
 // Liger; fused for Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script) and
@@ -102,7 +78,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                        "activation_only",
                        task);
   }
-  if (const auto seq = integer(get("job_seq_len")); seq && *seq > 0) {
+  if (const auto seq = count_cell(get("job_seq_len")); seq && *seq > 0) {
     job.seq_len = *seq;
     job.context = *seq;
   } else if (task != "kv_capacity" && task != "activation_only") {
@@ -110,12 +86,12 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   } else {
     job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
   }
-  job.batch = integer(get("job_batch")).value_or(1);
+  job.batch = count_cell(get("job_batch")).value_or(1);
   if (job.batch < 1) job.batch = 1;
   job.concurrency = job.batch;
-  job.gpus = integer(get("job_gpus")).value_or(1);
-  job.tp = integer(get("job_tp")).value_or(1);
-  job.pp = integer(get("job_pp")).value_or(1);
+  job.gpus = count_cell(get("job_gpus")).value_or(1);
+  job.tp = count_cell(get("job_tp")).value_or(1);
+  job.pp = count_cell(get("job_pp")).value_or(1);
   if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
   std::string sharding = to_lower(get("job_sharding"));
   if (sharding.ends_with("_offload")) {
@@ -140,7 +116,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   } else {
     return fmt::format("job_attention '{}' is not known", attention);
   }
-  job.lora_rank = integer(get("job_lora_rank")).value_or(16);
+  job.lora_rank = count_cell(get("job_lora_rank")).value_or(16);
   if (job.lora_rank < 1) job.lora_rank = 16;
   const std::string targets = to_lower(get("lora_targets"));
   if (targets.find("all") != std::string::npos || targets.find("mlp") != std::string::npos ||
@@ -186,7 +162,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.optimizer = job.optimizer == Optimizer::adamw_8bit ? Optimizer::paged_adamw_8bit
                                                            : Optimizer::paged_adamw;
   }
-  job.ep = integer(get("job_ep")).value_or(1);
+  job.ep = count_cell(get("job_ep")).value_or(1);
   if (job.ep < 1) job.ep = 1;
   // job_attention "sdpa" covers SDPA and flash-attn alike; the framework and notes say which
   // (flash-attn keeps K and V grouped, SDPA after a repeat to every head does not).
@@ -300,16 +276,16 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     row.task = to_lower(cell["job_task"]);
     row.model_id = cell["model_id"];
     row.config_file = cell["config_file"];
-    row.usable_gib = number(cell["job_usable_gib"]).value_or(0);
+    row.usable_gib = number_cell(cell["job_usable_gib"]).value_or(0);
     if (row.usable_gib <= 0) {
       // "VRAM tier" rows: the nominal size in GB, as bytes.
-      row.usable_gib = number(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;
+      row.usable_gib = number_cell(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;
     }
-    row.measured_gib = number(cell["job_measured_gib"]);
+    row.measured_gib = number_cell(cell["job_measured_gib"]);
     row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
-    row.kv_cache_gib = number(cell["kv_cache_mem_gib"]);
-    row.kv_tokens = integer(cell["kv_cache_tokens"]);
-    row.gpu_memory_utilization = number(cell["gpu_mem_util"]).value_or(0.9);
+    row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
+    row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
+    row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);
     const std::string counter = to_lower(cell["job_counter"]);
     if (counter == "allocated" || counter == "active") {
       row.counter = MemoryCounter::allocated;
@@ -459,8 +435,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
       if (result->relative_error) errors.push_back(std::abs(*result->relative_error));
     }
     task.error_rows = static_cast<std::int64_t>(errors.size());
-    task.median_abs_rel_error = percentile(errors, 0.5);
-    task.p90_abs_rel_error = percentile(errors, 0.9);
+    task.median_abs_rel_error = nearest_rank_percentile(errors, 0.5);
+    task.p90_abs_rel_error = nearest_rank_percentile(errors, 0.9);
   };
   std::vector<const RowResult*> all;
   std::map<std::string, std::vector<const RowResult*>> by_task;
