@@ -59,13 +59,12 @@ std::int64_t kv_heads_of(const ModelDescription& model) {
   return 1;
 }
 
-std::optional<std::int64_t> serve_peak(const ModelDescription& model, const ParameterCount& params,
-                                       Job job, const MemoryAssumptions& memory,
+std::optional<std::int64_t> serve_peak(const JobEstimator& estimator, Job job,
                                        std::int64_t concurrency) {
   job.concurrency = concurrency;
   try {
-    return checked_add(estimate_job(model, params, job, memory).breakdown.total(),
-                       memory.cuda_context_bytes);
+    return checked_add(estimator.estimate(job).breakdown.total(),
+                       estimator.assumptions().cuda_context_bytes);
   } catch (const ConfigError&) {
     return std::nullopt;
   }
@@ -172,11 +171,12 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   job.sharding = Sharding::single;
   job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
   const std::int64_t budget = budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
+  const JobEstimator estimator(model, params, memory);
   const auto fits = [&](std::int64_t concurrency) {
-    const std::optional<std::int64_t> peak = serve_peak(model, params, job, memory, concurrency);
+    const std::optional<std::int64_t> peak = serve_peak(estimator, job, concurrency);
     return peak && *peak <= budget;
   };
-  const std::optional<std::int64_t> one = serve_peak(model, params, job, memory, 1);
+  const std::optional<std::int64_t> one = serve_peak(estimator, job, 1);
   if (!one || *one > budget) {
     plan.blocker = fmt::format("one request of {} tokens does not fit {} x {}", job.context,
                                plan.tp, gpu.id);
@@ -186,7 +186,7 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
     plan.max_concurrency = k_max_concurrency;
   } else {
     // Memory grows about linearly with requests: guess from requests 1 and 2, then search.
-    const std::optional<std::int64_t> two = serve_peak(model, params, job, memory, 2);
+    const std::optional<std::int64_t> two = serve_peak(estimator, job, 2);
     std::int64_t guess = 2;
     if (two && *two > *one) {
       guess = 1 + static_cast<std::int64_t>(std::min(
@@ -205,7 +205,7 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
       static_cast<double>(std::min(plan.tp, std::max<std::int64_t>(kv_heads_of(model), 1)));
   const double weights = static_cast<double>(
       job.weight_bytes ? *job.weight_bytes
-                       : estimate_job(model, params, job, memory).breakdown.weights * plan.tp);
+                       : estimator.estimate(job).breakdown.weights * plan.tp);
   const double routed_params = static_cast<double>(component_count(params, "experts"));
   const double text_params = static_cast<double>(std::max<std::int64_t>(1, params.total - params.mtp));
   const double routed_bytes = memory.serve_expert_bytes >= 0

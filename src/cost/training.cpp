@@ -26,14 +26,13 @@ bool has_moe(const ModelDescription& model) {
 
 // Per-card peak of `job` on `gpus` cards (ZeRO-3 beyond one), or nullopt when the job's own
 // checks refuse the split.
-std::optional<std::int64_t> peak_on(const ModelDescription& model, const ParameterCount& params,
-                                    Job job, const MemoryAssumptions& memory, std::int64_t gpus) {
+std::optional<std::int64_t> peak_on(const JobEstimator& estimator, Job job, std::int64_t gpus) {
   job.gpus = gpus;
   job.tp = job.pp = job.ep = 1;
   job.sharding = gpus > 1 ? Sharding::zero3 : Sharding::single;
   try {
-    const JobEstimate estimate = estimate_job(model, params, job, memory);
-    return checked_add(estimate.breakdown.total(), memory.cuda_context_bytes);
+    const JobEstimate estimate = estimator.estimate(job);
+    return checked_add(estimate.breakdown.total(), estimator.assumptions().cuda_context_bytes);
   } catch (const ConfigError&) {
     return std::nullopt;  // an overflow at absurd sizes: treat as "does not fit"
   }
@@ -81,21 +80,19 @@ RunSize run_size_from_samples(std::int64_t samples, std::int64_t seq_len, std::i
   return size;
 }
 
-std::optional<std::int64_t> smallest_fitting_gpus(const ModelDescription& model,
-                                                  const ParameterCount& params, const Job& job,
-                                                  const MemoryAssumptions& memory,
+std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
                                                   std::int64_t budget_bytes,
                                                   std::int64_t* peak_bytes) {
   const auto fits = [&](std::int64_t gpus) {
-    const std::optional<std::int64_t> peak = peak_on(model, params, job, memory, gpus);
+    const std::optional<std::int64_t> peak = peak_on(estimator, job, gpus);
     return peak && *peak <= budget_bytes;
   };
-  const std::optional<std::int64_t> on_one = peak_on(model, params, job, memory, 1);
+  const std::optional<std::int64_t> on_one = peak_on(estimator, job, 1);
   if (on_one && *on_one <= budget_bytes) {
     if (peak_bytes) *peak_bytes = *on_one;
     return 1;
   }
-  const std::optional<std::int64_t> on_two = peak_on(model, params, job, memory, 2);
+  const std::optional<std::int64_t> on_two = peak_on(estimator, job, 2);
   if (!on_two || !fits(k_max_cards)) return std::nullopt;
   // Per-card bytes fall as ZeRO-3 adds cards, close to unsharded + sharded / n: guess n from
   // n = 2 (sharded = 2 x (p1 - p2)), then search outwards from the guess.
@@ -107,7 +104,7 @@ std::optional<std::int64_t> smallest_fitting_gpus(const ModelDescription& model,
     if (room > 0) guess = static_cast<std::int64_t>(std::min(std::ceil(sharded / room), 1e9));
   }
   const std::int64_t answer = search::first_true(fits, guess, 2, k_max_cards);
-  if (peak_bytes) *peak_bytes = peak_on(model, params, job, memory, answer).value_or(0);
+  if (peak_bytes) *peak_bytes = peak_on(estimator, job, answer).value_or(0);
   return answer;
 }
 
@@ -136,6 +133,7 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
   plan.moe = has_moe(model);
   plan.mfu = plan.moe ? assumptions.training_moe_mfu : assumptions.training_mfu;
   const ComputeDtype compute = training_compute_dtype(plan.job, assumptions);
+  const JobEstimator estimator(model, params, memory);
   for (const GpuSpec* gpu : cards) {
     TrainingRun run;
     run.gpu = gpu->id;
@@ -146,14 +144,14 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
     const std::optional<double> peak = peak_flops_per_s(*gpu, compute);
     const std::int64_t budget = budget_bytes(gpu->memory_bytes_usable, memory.headroom_fraction);
     const std::optional<std::int64_t> gpus =
-        smallest_fitting_gpus(model, params, plan.job, memory, budget, &run.peak_bytes_per_gpu);
+        smallest_fitting_gpus(estimator, plan.job, budget, &run.peak_bytes_per_gpu);
     if (!peak) {
       run.blocker = fmt::format("no native {} peak in the GPU table{}", run.compute_dtype,
                                 compute == ComputeDtype::bf16 && gpu->fp16_tflops
                                     ? " (--precision fp16 uses its fp16 peak)"
                                     : "");
     } else if (!gpus) {
-      const std::int64_t floor = peak_on(model, params, plan.job, memory, k_max_cards).value_or(0);
+      const std::int64_t floor = peak_on(estimator, plan.job, k_max_cards).value_or(0);
       run.blocker = fmt::format(
           "{:.2f} GiB per GPU even on {} cards (activations and gathered layers do not shard; "
           "--grad-checkpointing full lowers them)",

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <utility>
 
 #include "checkpoint_layout.hpp"
 #include "trace/checked_math.hpp"
@@ -96,8 +98,27 @@ void validate_job(const Job& job) {
   }
 }
 
+struct JobEstimator::Cache {
+  std::optional<std::vector<layout::NamedLinear>> linears;
+  std::map<std::pair<std::int64_t, LoraTargets>, std::int64_t> adapters;
+  std::map<std::int64_t, std::vector<LayerActivation>> layers;
+};
+
+JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
+                           const MemoryAssumptions& assumptions)
+    : model_(model), params_(params), assumptions_(assumptions),
+      cache_(std::make_shared<Cache>()) {}
+
 JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
                          const Job& job, const MemoryAssumptions& a) {
+  return JobEstimator(model, params, a).estimate(job);
+}
+
+JobEstimate JobEstimator::estimate(const Job& job) const {
+  const ModelDescription& model = model_;
+  const ParameterCount& params = params_;
+  const MemoryAssumptions& a = assumptions_;
+  Cache& cache = *cache_;
   validate_job(job);
   JobEstimate estimate;
   MemoryBreakdown& b = estimate.breakdown;
@@ -105,12 +126,11 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   const std::int64_t model_split = job.tp * job.pp;  // model-parallel ways
   // Training and serving load the text model; HF implementations skip MTP layers.
   const std::int64_t total = params.total - params.mtp;
-  // Built only by the terms that read it (nf4 bases, fp32 LoRA bases, Adafactor): the names
-  // make it the costliest part of an estimate, and cost searches call this many times.
-  std::optional<std::vector<layout::NamedLinear>> named;
+  // Built once, by the first term that reads it (nf4 bases, fp32 LoRA bases, Adafactor): the
+  // names make it the costliest part of an estimate.
   const auto linears = [&]() -> const std::vector<layout::NamedLinear>& {
-    if (!named) named = layout::named_linears(model);
-    return *named;
+    if (!cache.linears) cache.linears = layout::named_linears(model);
+    return *cache.linears;
   };
 
   if (job.mode == JobMode::serve) {
@@ -141,7 +161,12 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   std::int64_t master = 0;  // mixed-precision fp32 master weights (full fine-tune)
   std::int64_t factored = 0;  // Adafactor's state elements
   if (lora) {
-    trainable = lora_parameters(model, job.lora_rank, job.lora_targets);
+    const auto key = std::make_pair(job.lora_rank, job.lora_targets);
+    auto found = cache.adapters.find(key);
+    if (found == cache.adapters.end()) {
+      found = cache.adapters.emplace(key, lora_parameters(model, job.lora_rank, job.lora_targets)).first;
+    }
+    trainable = found->second;
     // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
     // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
     if (job.mode == JobMode::qlora || job.base_nf4) {
@@ -273,7 +298,11 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
   } else if (act != a.softmax_bytes) {
     score_bytes += act;
   }
-  for (const LayerActivation& layer : layer_activations(model, job.seq_len)) {
+  auto layers = cache.layers.find(job.seq_len);
+  if (layers == cache.layers.end()) {
+    layers = cache.layers.emplace(job.seq_len, layer_activations(model, job.seq_len)).first;
+  }
+  for (const LayerActivation& layer : layers->second) {
     // QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward (ctx.tensors = (A, B)),
     // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =

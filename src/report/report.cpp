@@ -41,15 +41,14 @@ ServingPlan serve_on_fewest_cards(const Report& report, const ServingRequest& ba
 }
 
 // A training mode that does not fit one card: the fewest ZeRO-3 cards by the job estimator.
-void shard_training_fit(ModeFit& fit, const Report& report, Job job, JobMode mode,
+void shard_training_fit(ModeFit& fit, const JobEstimator& estimator, Job job, JobMode mode,
                         std::int64_t budget) {
   if (fit.fits) return;
   job.mode = mode;
-  job.seq_len = report.assumptions.seq_len;
-  job.batch = report.assumptions.batch;
+  job.seq_len = estimator.assumptions().seq_len;
+  job.batch = estimator.assumptions().batch;
   std::int64_t peak = 0;
-  const std::optional<std::int64_t> gpus =
-      smallest_fitting_gpus(report.model, report.parameters, job, report.assumptions, budget, &peak);
+  const std::optional<std::int64_t> gpus = smallest_fitting_gpus(estimator, job, budget, &peak);
   fit.min_cards = gpus;
   fit.bytes_per_card = gpus ? peak : 0;
   fit.strategy = "ZeRO-3";
@@ -155,10 +154,12 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   if (request.training) {
     // Sharded training counts from the job estimator itself (ZeRO-3 with its gathered layers),
     // so the table and the training run's card count agree.
+    const JobEstimator estimator(report.model, report.parameters, report.assumptions);
     for (CardFit& card : report.cards) {
-      shard_training_fit(card.full_finetune, report, *request.training, JobMode::full,
+      shard_training_fit(card.full_finetune, estimator, *request.training, JobMode::full,
                          card.budget_bytes);
-      shard_training_fit(card.lora, report, *request.training, JobMode::lora, card.budget_bytes);
+      shard_training_fit(card.lora, estimator, *request.training, JobMode::lora,
+                         card.budget_bytes);
     }
   }
   if (!report.cards.empty()) {

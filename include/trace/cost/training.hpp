@@ -78,9 +78,8 @@ struct TrainingPlan {
 /// Fewest cards (1..4096) on which the job fits `budget_bytes` per card: one card as the job
 /// says, more with ZeRO-3 / FSDP data parallelism (parameters, gradients, optimizer states
 /// sharded). nullopt when none does. `peak_bytes` gets the per-card peak of the answer.
-std::optional<std::int64_t> smallest_fitting_gpus(const ModelDescription& model,
-                                                  const ParameterCount& params, const Job& job,
-                                                  const MemoryAssumptions& memory,
+/// The per-card peak adds the estimator's CUDA context.
+std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
                                                   std::int64_t budget_bytes,
                                                   std::int64_t* peak_bytes = nullptr);
 

@@ -3,6 +3,7 @@
 /// memory it needs on each GPU. Every knob is a field here and a flag on the CLI; every constant
 /// is a named field of MemoryAssumptions with its default and source in docs/memory.md.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -109,8 +110,31 @@ struct JobEstimate {
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);
 
+/// Estimates many jobs of one model: what depends only on the model (its Linears, adapter
+/// counts per rank, per-layer saved values per sequence length) is computed on first use and
+/// reused, so searches over card counts and concurrency stay cheap. Holds references to `model`
+/// and `params`: they must outlive it. Copies share the cache (not for concurrent use).
+class JobEstimator {
+ public:
+  JobEstimator(const ModelDescription& model, const ParameterCount& params,
+               const MemoryAssumptions& assumptions = {});
+  /// The job's per-GPU peak by term (no CUDA context). Throws ConfigError on a bad job.
+  JobEstimate estimate(const Job& job) const;
+  const ModelDescription& model() const { return model_; }
+  const ParameterCount& params() const { return params_; }
+  const MemoryAssumptions& assumptions() const { return assumptions_; }
+
+ private:
+  struct Cache;
+  const ModelDescription& model_;
+  const ParameterCount& params_;
+  MemoryAssumptions assumptions_;
+  std::shared_ptr<Cache> cache_;
+};
+
 /// The constants (activation, logits, eager-score and nf4 bytes; SSM state dtype) are the
-/// MemoryAssumptions' (docs/memory.md); the job's own knobs are in `job`.
+/// MemoryAssumptions' (docs/memory.md); the job's own knobs are in `job`. One use of a
+/// JobEstimator.
 JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& params,
                          const Job& job, const MemoryAssumptions& assumptions = {});
 

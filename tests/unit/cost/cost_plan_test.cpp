@@ -190,10 +190,11 @@ TEST_CASE("training: ZeRO-3 card count is the first that fits", "[cost][training
   REQUIRE(peak(3) <= budget);
   REQUIRE(peak(2) > budget);
   std::int64_t at_answer = 0;
-  CHECK(trace::smallest_fitting_gpus(model, params, job, memory, budget, &at_answer) == 3);
+  const trace::JobEstimator estimator(model, params, memory);
+  CHECK(trace::smallest_fitting_gpus(estimator, job, budget, &at_answer) == 3);
   CHECK(at_answer == peak(3));
   // Nothing fits a budget below the per-card floor.
-  CHECK_FALSE(trace::smallest_fitting_gpus(model, params, job, memory, 1000));
+  CHECK_FALSE(trace::smallest_fitting_gpus(estimator, job, 1000));
 }
 
 TEST_CASE("cost inputs out of range are refused", "[cost]") {

@@ -279,3 +279,29 @@ TEST_CASE("torch.compile recomputes the MLP's pointwise outputs", "[estimate][jo
   job.compiled = true;
   CHECK(eager - estimate(job).breakdown.activations == 32'768);
 }
+
+TEST_CASE("a reused JobEstimator answers as a fresh estimate for every job", "[estimate][job]") {
+  // The cache is keyed by sequence length and LoRA rank / targets: a second job with other
+  // values must not read the first one's entries.
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::JobEstimator estimator(model, params);
+  trace::Job job = full_job();
+  job.mode = trace::JobMode::lora;
+  for (const std::int64_t seq_len : {128, 64, 128}) {
+    for (const std::int64_t rank : {8, 16}) {
+      job.seq_len = seq_len;
+      job.lora_rank = rank;
+      INFO("seq " << seq_len << " rank " << rank);
+      const trace::JobEstimate reused = estimator.estimate(job);
+      const trace::JobEstimate fresh = trace::estimate_job(model, params, job);
+      CHECK(reused.breakdown.total() == fresh.breakdown.total());
+      CHECK(reused.trainable_params == fresh.trainable_params);
+    }
+  }
+  // Rank 8 on every Linear of 2 layers: q 8 x 128 + k, v 8 x 96 each + o 8 x 128 + gate, up,
+  // down 8 x 192 each = 8,192 per layer: 16,384.
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::all_linear;
+  CHECK(estimator.estimate(job).trainable_params == 16'384);
+}
