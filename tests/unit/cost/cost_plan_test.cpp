@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "catch.hpp"
+#include "tiny_models.hpp"
 #include "trace/cost/serving.hpp"
 #include "trace/cost/training.hpp"
 #include "trace/error.hpp"
@@ -13,11 +14,7 @@
 
 namespace {
 
-const char* k_dense = R"({
-  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
-})";
+const char* const k_dense = trace::test::k_tiny_llama;
 
 // 1 TB/s, 100 TFLOP/s bf16, 1 TiB usable, $2/h.
 trace::GpuSpec test_card() {
@@ -214,11 +211,7 @@ TEST_CASE("MoE decode reads the experts a step's tokens hit", "[cost][serving]")
   // Tiny Mixtral: hidden 64, 1 layer, 4 heads x 16 (4 kv heads), 8 experts top-2 of width 32,
   // vocab 100, untied. Parameters: embedding 6,400 + attention 16,384 + router 512 + experts
   // 8 x 3 x 64 x 32 = 49,152 + norms 128 + final norm 64 + head 6,400 = 79,040.
-  const trace::ModelDescription model = trace::parse_model_config(R"({
-    "model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
-    "num_key_value_heads": 4, "intermediate_size": 32, "vocab_size": 100,
-    "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false,
-    "torch_dtype": "bfloat16"})");
+  const trace::ModelDescription model = trace::parse_model_config(trace::test::k_tiny_mixtral);
   const trace::ParameterCount params = trace::count_parameters(model);
   REQUIRE(params.total == 79'040);
   trace::Job job;

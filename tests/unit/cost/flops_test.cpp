@@ -16,24 +16,16 @@
 #include <cmath>
 
 #include "catch.hpp"
+#include "tiny_models.hpp"
 #include "trace/cost/flops.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/model/model_config.hpp"
 
 namespace {
 
-const char* k_dense = R"({
-  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
-})";
+const char* const k_dense = trace::test::k_tiny_llama;
 
-const char* k_moe = R"({
-  "model_type": "mixtral", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
-  "num_key_value_heads": 4, "intermediate_size": 32, "vocab_size": 100,
-  "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16"
-})";
+const char* const k_moe = trace::test::k_tiny_mixtral;
 
 struct Model {
   trace::ModelDescription description;
