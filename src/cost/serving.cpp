@@ -164,6 +164,11 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
     return plan;
   }
 
+  if (plan.tp > 1 && gpu.interconnect_bytes_per_s <= 0) {
+    plan.blocker = fmt::format(
+        "tensor parallel over {} cards, and the GPU table lists no interconnect for them", plan.tp);
+    return plan;
+  }
   Job job = serve_job;
   job.mode = JobMode::serve;
   job.gpus = job.tp = plan.tp;

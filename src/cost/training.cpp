@@ -156,6 +156,9 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
           "{:.2f} GiB per GPU even on {} cards (activations and gathered layers do not shard; "
           "--grad-checkpointing full lowers them)",
           static_cast<double>(floor) / static_cast<double>(k_gib), k_max_cards);
+    } else if (*gpus > 1 && gpu->interconnect_bytes_per_s <= 0) {
+      run.blocker = fmt::format(
+          "needs {} cards, and the GPU table lists no interconnect to shard a job over", *gpus);
     } else {
       run.gpus = *gpus;
       run.strategy = *gpus == 1 ? "1 GPU" : "ZeRO-3 / FSDP";

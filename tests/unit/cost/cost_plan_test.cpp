@@ -16,7 +16,7 @@ namespace {
 
 const char* const k_dense = trace::test::k_tiny_llama;
 
-// 1 TB/s, 100 TFLOP/s bf16, 1 TiB usable, $2/h.
+// 1 TB/s, 100 TFLOP/s bf16, 900 GB/s links, 1 TiB usable, $2/h.
 trace::GpuSpec test_card() {
   trace::GpuSpec gpu;
   gpu.id = "test-card";
@@ -24,6 +24,7 @@ trace::GpuSpec test_card() {
   gpu.memory_bytes_marketed = gpu.memory_bytes_usable = 1LL << 40;
   gpu.memory_bandwidth_bytes_per_s = 1'000'000'000'000;
   gpu.bf16_tflops = 100;
+  gpu.interconnect_bytes_per_s = 900'000'000'000;
   gpu.price_usd_per_hour = 2.0;
   return gpu;
 }
@@ -163,6 +164,31 @@ TEST_CASE("training run: cards without the compute dtype or the memory are named
   CHECK(plan.runs[0].blocker.find("no native bf16") != std::string::npos);
   CHECK_FALSE(plan.runs[1].runs());
   CHECK(plan.runs[1].blocker.find("even on 4096 cards") != std::string::npos);
+  // A card without an interconnect (Apple's) runs what fits one card, nothing sharded.
+  trace::GpuSpec island = test_card();
+  island.id = "island";
+  island.interconnect_bytes_per_s = 0;
+  trace::MemoryAssumptions no_context;
+  no_context.cuda_context_bytes = 0;
+  const trace::JobEstimator estimator(model, params, no_context);
+  trace::Job two = job;
+  two.seq_len = 8;
+  two.gpus = 2;
+  two.sharding = trace::Sharding::zero3;
+  // Usable memory between the 2-card and the 1-card peak: fits only sharded.
+  trace::Job one = two;
+  one.gpus = 1;
+  one.sharding = trace::Sharding::single;
+  island.memory_bytes_usable = island.memory_bytes_marketed =
+      (estimator.estimate(two).breakdown.total() + estimator.estimate(one).breakdown.total()) / 2;
+  trace::MemoryAssumptions exact = no_context;
+  exact.headroom_fraction = 0;
+  const trace::TrainingPlan sharded = trace::plan_training(
+      model, params, job, trace::run_size_from_tokens(1000, 8), exact, trace::CostAssumptions{},
+      {&island});
+  REQUIRE(sharded.runs.size() == 1);
+  CHECK_FALSE(sharded.runs[0].runs());
+  CHECK(sharded.runs[0].blocker.find("no interconnect") != std::string::npos);
   // The default run: 50,000 x 8 x 10.
   CHECK(plan.size.tokens == 4'000'000);
   CHECK(plan.size.is_default);
