@@ -68,4 +68,14 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+bool is_plain_name(std::string_view part, std::size_t max_length) {
+  if (part.empty() || part.size() > max_length || part == "." || part == "..") return false;
+  for (const char c : part) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace trace

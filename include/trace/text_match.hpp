@@ -1,5 +1,5 @@
 #pragma once
-/// Small string helpers: case folding and "did you mean" suggestions.
+/// Small string helpers: case folding, "did you mean" suggestions, safe names.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,5 +13,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 /// Shell-style match: '*' stands for any run of characters (dots included), '?' for one.
 bool glob_match(std::string_view pattern, std::string_view text);
+/// One safe path or repo-id part: 1..max_length of [A-Za-z0-9._-], never "." or "..".
+bool is_plain_name(std::string_view part, std::size_t max_length);
 
 }  // namespace trace

@@ -644,6 +644,28 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   return verdict.fits ? k_exit_ok : k_exit_does_not_fit;
 }
 
+// `trace validate` / `trace throughput`: the --configs folders, default hf-configs/ beside the
+// CSV.
+std::vector<std::string> config_folders(std::vector<std::string> given, const std::string& csv) {
+  if (given.empty()) given.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
+  return given;
+}
+
+// The first of `names` (plain file names: no separators, no "..") found in any of `folders`, in
+// folder order.
+std::optional<std::string> config_in_folders(const std::vector<std::string>& folders,
+                                             const std::vector<std::string>& names) {
+  for (const std::string& dir : folders) {
+    for (const std::string& name : names) {
+      if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
+      const std::filesystem::path path = std::filesystem::path(dir) / name;
+      std::error_code error;
+      if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
+    }
+  }
+  return std::nullopt;
+}
+
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"Run every row of a measured-runs CSV (the columns of measured.csv) through the "
                "estimator and print the scoreboard (docs/validation.md).",
@@ -675,18 +697,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       ->check(fraction);
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
-  if (configs.empty()) {
-    configs.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
-  }
+  configs = config_folders(configs, csv);
   const ConfigLoader loader = [&](const MeasuredRow& row) -> std::optional<std::string> {
-    const std::vector<std::string> names = config_file_candidates(row);
-    for (const std::string& dir : configs) {
-      for (const std::string& name : names) {
-        if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
-        const std::filesystem::path path = std::filesystem::path(dir) / name;
-        std::error_code error;
-        if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
-      }
+    if (std::optional<std::string> text = config_in_folders(configs, config_file_candidates(row))) {
+      return text;
     }
     const std::string repo = repo_id_of(row.model_id);
     if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
@@ -766,19 +780,12 @@ int throughput_command(const std::vector<std::string>& args, std::ostream& out,
   app.add_flag("--markdown", markdown, "print the summary and every row as Markdown");
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
   const std::vector<ThroughputRow> rows = parse_throughput_csv(read_text_file(csv));
-  if (configs.empty()) {
-    configs.push_back((std::filesystem::path(csv).parent_path() / "hf-configs").string());
-  }
+  configs = config_folders(configs, csv);
   const ThroughputConfigLoader loader = [&](const std::string& repo) -> std::optional<std::string> {
-    MeasuredRow lookup;
+    MeasuredRow lookup;  // config_file_candidates' spellings of a repo id
     lookup.model_id = repo;
-    for (const std::string& dir : configs) {
-      for (const std::string& name : config_file_candidates(lookup)) {
-        if (name.find("..") != std::string::npos || name.find('/') != std::string::npos) continue;
-        const std::filesystem::path path = std::filesystem::path(dir) / name;
-        std::error_code error;
-        if (std::filesystem::is_regular_file(path, error)) return read_text_file(path.string());
-      }
+    if (std::optional<std::string> text = config_in_folders(configs, config_file_candidates(lookup))) {
+      return text;
     }
     if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
       return std::string(entry->config_text);

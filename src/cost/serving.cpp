@@ -146,6 +146,15 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
                          const Job& serve_job, const MemoryAssumptions& memory,
                          const CostAssumptions& assumptions, const ServingRequest& request,
                          const GpuSpec& gpu) {
+  return plan_serving(JobEstimator(model, params, memory), serve_job, assumptions, request, gpu);
+}
+
+ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
+                         const CostAssumptions& assumptions, const ServingRequest& request,
+                         const GpuSpec& gpu) {
+  const ModelDescription& model = estimator.model();
+  const ParameterCount& params = estimator.params();
+  const MemoryAssumptions& memory = estimator.assumptions();
   validate_cost_assumptions(assumptions);
   validate_serving_request(request);
   ServingPlan plan;
@@ -176,7 +185,6 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
   job.sharding = Sharding::single;
   job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
   const std::int64_t budget = budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
-  const JobEstimator estimator(model, params, memory);
   const auto fits = [&](std::int64_t concurrency) {
     const std::optional<std::int64_t> peak = serve_peak(estimator, job, concurrency);
     return peak && *peak <= budget;

@@ -123,6 +123,15 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
                            const Job& job, const RunSize& size, const MemoryAssumptions& memory,
                            const CostAssumptions& assumptions,
                            const std::vector<const GpuSpec*>& cards) {
+  return plan_training(JobEstimator(model, params, memory), job, size, assumptions, cards);
+}
+
+TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const RunSize& size,
+                           const CostAssumptions& assumptions,
+                           const std::vector<const GpuSpec*>& cards) {
+  const ModelDescription& model = estimator.model();
+  const ParameterCount& params = estimator.params();
+  const MemoryAssumptions& memory = estimator.assumptions();
   validate_cost_assumptions(assumptions);
   TrainingPlan plan;
   plan.job = job;
@@ -133,7 +142,6 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
   plan.moe = has_moe(model);
   plan.mfu = plan.moe ? assumptions.training_moe_mfu : assumptions.training_mfu;
   const ComputeDtype compute = training_compute_dtype(plan.job, assumptions);
-  const JobEstimator estimator(model, params, memory);
   for (const GpuSpec* gpu : cards) {
     TrainingRun run;
     run.gpu = gpu->id;

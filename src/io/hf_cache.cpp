@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "trace/error.hpp"
+#include "trace/text_match.hpp"
 
 namespace trace {
 
@@ -22,15 +23,8 @@ namespace {
 constexpr const char* k_manifest_format = "trace.hub-headers/1";
 constexpr std::uintmax_t k_max_cached_file_bytes = 128ULL << 20;  // a header's own cap plus room
 
-bool plain_name(std::string_view part) {
-  if (part.empty() || part.size() > 255 || part == "." || part == "..") return false;
-  for (const char c : part) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
+// A file name part huggingface_hub would write.
+bool plain_name(std::string_view part) { return is_plain_name(part, 255); }
 
 bool is_commit_hash(std::string_view text) {
   if (text.size() != 40) return false;

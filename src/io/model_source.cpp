@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "trace/error.hpp"
+#include "trace/text_match.hpp"
 #include "trace/io/hub_client.hpp"
 #include "trace/io/hf_cache.hpp"
 #include "trace/io/hub_fetch.hpp"
@@ -19,15 +20,8 @@ namespace {
 
 constexpr std::uintmax_t k_max_config_bytes = 64ULL << 20;
 
-bool valid_repo_part(std::string_view part) {
-  if (part.empty() || part.size() > 96 || part == "." || part == "..") return false;
-  for (const char c : part) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
+// An org or name of a repo id (the Hub allows up to 96 characters).
+bool valid_repo_part(std::string_view part) { return is_plain_name(part, 96); }
 
 }  // namespace
 

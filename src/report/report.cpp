@@ -27,14 +27,14 @@ Job serving_job(const Report& report) {
 
 // The smallest tensor-parallel count, from the card's fit and doubling, at which one request of
 // the serving workload fits; the plan at that count (or the last refusal).
-ServingPlan serve_on_fewest_cards(const Report& report, const ServingRequest& base,
-                                  const CardFit& card, const GpuSpec& gpu) {
+ServingPlan serve_on_fewest_cards(const JobEstimator& estimator, const Report& report,
+                                  const ServingRequest& base, const CardFit& card,
+                                  const GpuSpec& gpu) {
   ServingRequest request = base;
   request.gpus = card.serve.min_cards.value_or(1);
   ServingPlan plan;
   for (int attempt = 0; attempt < 8 && request.gpus <= 1024; ++attempt, request.gpus *= 2) {
-    plan = plan_serving(report.model, report.parameters, serving_job(report), report.assumptions,
-                        report.cost, request, gpu);
+    plan = plan_serving(estimator, serving_job(report), report.cost, request, gpu);
     if (plan.max_concurrency > 0) break;
   }
   return plan;
@@ -54,7 +54,9 @@ void shard_training_fit(ModeFit& fit, const JobEstimator& estimator, Job job, Jo
   fit.strategy = "ZeRO-3";
 }
 
-void add_cost(Report& report, const ReportRequest& request,
+// One estimator serves the table's searches, the training run and every serving card: the
+// model's Linears and per-layer values are derived once.
+void add_cost(Report& report, const ReportRequest& request, const JobEstimator& estimator,
               const std::vector<const GpuSpec*>& cards) {
   validate_cost_assumptions(request.cost);
   validate_serving_request(request.serving);
@@ -66,16 +68,14 @@ void add_cost(Report& report, const ReportRequest& request,
   if (request.job && request.job->mode != JobMode::serve) job = *request.job;
   const RunSize size = request.run_size.value_or(default_run_size(report.assumptions.seq_len));
   job.seq_len = size.seq_len;
-  report.training_run = plan_training(report.model, report.parameters, job, size,
-                                      report.assumptions, request.cost, cards);
+  report.training_run = plan_training(estimator, job, size, request.cost, cards);
   for (std::size_t i = 0; i < cards.size() && i < report.cards.size(); ++i) {
     if (i == 0 && request.serving_gpus_given) {
-      report.serving.push_back(plan_serving(report.model, report.parameters, serving_job(report),
-                                            report.assumptions, request.cost, request.serving,
-                                            *cards[i]));
+      report.serving.push_back(
+          plan_serving(estimator, serving_job(report), request.cost, request.serving, *cards[i]));
     } else {
       report.serving.push_back(
-          serve_on_fewest_cards(report, request.serving, report.cards[i], *cards[i]));
+          serve_on_fewest_cards(estimator, report, request.serving, report.cards[i], *cards[i]));
     }
   }
 }
@@ -151,10 +151,10 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
   }
   report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
   report.cards_given = !request.gpu_ids.empty();
+  const JobEstimator estimator(report.model, report.parameters, report.assumptions);
   if (request.training) {
     // Sharded training counts from the job estimator itself (ZeRO-3 with its gathered layers),
     // so the table and the training run's card count agree.
-    const JobEstimator estimator(report.model, report.parameters, report.assumptions);
     for (CardFit& card : report.cards) {
       shard_training_fit(card.full_finetune, estimator, *request.training, JobMode::full,
                          card.budget_bytes);
@@ -190,7 +190,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     }
     report.job = verdict;
   }
-  if (request.include_cost) add_cost(report, request, cards);
+  if (request.include_cost) add_cost(report, request, estimator, cards);
   report.include_graph = request.include_graph;
   if (report.parameters.mtp > 0 && !requested.serve_mtp) {
     report.notes.push_back(

@@ -66,6 +66,10 @@ ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& pa
                          const Job& serve_job, const MemoryAssumptions& memory,
                          const CostAssumptions& assumptions, const ServingRequest& request,
                          const GpuSpec& gpu);
+/// The same over an estimator the caller reuses across cards (the memory assumptions are its).
+ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
+                         const CostAssumptions& assumptions, const ServingRequest& request,
+                         const GpuSpec& gpu);
 
 /// The expected number of distinct routed experts (of `experts`, `top_k` per token) that
 /// `tokens` tokens hit, routing uniform: experts x (1 - (1 - top_k / experts)^tokens).

@@ -91,5 +91,9 @@ TrainingPlan plan_training(const ModelDescription& model, const ParameterCount& 
                            const Job& job, const RunSize& size, const MemoryAssumptions& memory,
                            const CostAssumptions& assumptions,
                            const std::vector<const GpuSpec*>& cards);
+/// The same over an estimator the caller reuses (the memory assumptions are its).
+TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const RunSize& size,
+                           const CostAssumptions& assumptions,
+                           const std::vector<const GpuSpec*>& cards);
 
 }  // namespace trace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "nemotron_fixtures.hpp"
 #include "header_builder.hpp"
 #include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
@@ -170,28 +171,7 @@ TEST_CASE("the names list is capped, the counts are not", "[checkpoint][reconcil
 
 namespace {
 
-// Nemotron-3-Nano-30B-A3B-NVFP4's hf_quant_config.json (as in tests/unit/estimate/modelopt_test.cpp):
-// NVFP4 everywhere but lm_head, the attention layers, the Mamba layer before each, and the convs.
-std::string nano_hf_quant_config() {
-  nlohmann::json exclude = nlohmann::json::array({"lm_head"});
-  for (const int layer : {4, 11, 18, 25, 32, 41}) {
-    exclude.push_back(fmt::format("backbone.layers.{}.mixer.in_proj", layer));
-    exclude.push_back(fmt::format("backbone.layers.{}.mixer.out_proj", layer));
-    for (const char* leaf : {"q_proj", "k_proj", "v_proj", "o_proj"}) {
-      exclude.push_back(fmt::format("backbone.layers.{}.mixer.{}", layer + 1, leaf));
-    }
-  }
-  for (const int layer : {0, 2, 4, 7, 9, 11, 14, 16, 18, 21, 23, 25, 28, 30, 32, 35, 37, 39, 41,
-                          44, 46, 48, 50}) {
-    exclude.push_back(fmt::format("backbone.layers.{}.mixer.conv1d", layer));
-  }
-  const nlohmann::json file = {
-      {"producer", {{"name", "modelopt"}, {"version", "0.29.0"}}},
-      {"quantization",
-       {{"quant_algo", "NVFP4"}, {"kv_cache_quant_algo", "FP8"}, {"group_size", 16},
-        {"exclude_modules", exclude}}}};
-  return file.dump();
-}
+using trace::test::nano_hf_quant_config;
 
 // The Nano NVFP4 checkpoint's tensors, from the published layout (nemotron.md sections 3 and 6:
 // Mamba-2 mixer, GQA attention, ReLU^2 MoE with an F32 router, NVFP4 per Linear as

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "trace/text_match.hpp"
 #include "temp_dir.hpp"
 #include "trace/error.hpp"
 #include "trace/model/catalog.hpp"
@@ -277,4 +278,15 @@ TEST_CASE("read_text_file reads whole files and names the ones it cannot", "[io]
   } catch (const trace::ConfigError& error) {
     CHECK(contains(error.what(), dir.at("absent.json")));
   }
+}
+
+TEST_CASE("plain names: letters, digits, '.', '_', '-' within the length", "[io][repo_id]") {
+  CHECK(trace::is_plain_name("Llama-3.1_8B", 96));
+  CHECK_FALSE(trace::is_plain_name("", 96));
+  CHECK_FALSE(trace::is_plain_name(".", 96));
+  CHECK_FALSE(trace::is_plain_name("..", 96));
+  CHECK_FALSE(trace::is_plain_name("a/b", 96));
+  CHECK_FALSE(trace::is_plain_name("a b", 96));
+  CHECK(trace::is_plain_name(std::string(96, 'a'), 96));
+  CHECK_FALSE(trace::is_plain_name(std::string(97, 'a'), 96));
 }
