@@ -57,6 +57,7 @@ struct PlanOptions {
   std::string attention = "sdpa";
   std::string loss = "full";
   std::string qlora_kernel = "bnb";
+  double lora_dropout = 0.0;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -251,6 +252,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved");
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
+  app.add_option("--lora-dropout", options.lora_dropout,
+                 "LoRA dropout probability (PEFT's lora_dropout; LitGPT's default is 0.05): above 0 "
+                 "each adapted Linear keeps a dropped-out copy of its input")
+      ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
   app.add_option("--strategy", options.strategy,
                  "ddp, zero1, zero2, zero3 / fsdp (default: zero3 when --gpus > 1)");
@@ -330,6 +335,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
   job.compiled = options.compiled;
+  job.lora_dropout = options.lora_dropout;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

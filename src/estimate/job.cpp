@@ -73,6 +73,49 @@ std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, st
                      checked_mul(total - quantizable, 2));
 }
 
+// What LoRA dropout keeps per token (values, not bytes): each adapted Linear has its own
+// nn.Dropout (PEFT, LitGPT), whose output lora_A keeps for its weight gradient, so every adapted
+// Linear holds a dropped-out copy of its input (a routed expert's, per copy of the token it
+// receives: top_k). Summed over the layers, and the largest layer's (what a recomputed layer
+// holds under checkpointing).
+struct DropoutInputs {
+  std::int64_t all_layers = 0;
+  std::int64_t widest_layer = 0;
+};
+
+// "model.layers.12.self_attn.q_proj" -> "model.layers.12"; names outside a layer stand alone.
+std::string_view layer_of(std::string_view name) {
+  const std::size_t at = name.find("layers.");
+  if (at == std::string_view::npos) return name;
+  std::size_t end = at + 7;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+  return name.substr(0, end);
+}
+
+DropoutInputs lora_dropout_inputs(const ModelDescription& model,
+                                  const std::vector<layout::NamedLinear>& linears,
+                                  LoraTargets targets) {
+  std::int64_t top_k = 0;
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) {
+      if (block.moe) top_k = std::max(top_k, block.moe->top_k);
+    }
+  }
+  std::map<std::string_view, std::int64_t> per_layer;
+  for (const layout::NamedLinear& linear : linears) {
+    if (linear.mtp || linear.router || !lora_adapts(targets, linear.name)) continue;
+    const std::int64_t copies = linear.expert ? top_k : linear.count;
+    std::int64_t& layer = per_layer[layer_of(linear.name)];
+    layer = checked_add(layer, checked_mul(linear.cols, copies, "the LoRA dropout"));
+  }
+  DropoutInputs inputs;
+  for (const auto& [layer, values] : per_layer) {
+    inputs.all_layers = checked_add(inputs.all_layers, values);
+    inputs.widest_layer = std::max(inputs.widest_layer, values);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 void validate_job(const Job& job) {
@@ -92,6 +135,9 @@ void validate_job(const Job& job) {
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
     check(job.lora_rank, 1LL << 16, "--lora-rank");
   }
+  if (!(job.lora_dropout >= 0.0 && job.lora_dropout < 1.0)) {
+    throw ConfigError(fmt::format("--lora-dropout = {} is out of range (0 to below 1)", job.lora_dropout));
+  }
   if (job.gpus % (job.tp * job.pp) != 0) {
     throw ConfigError(fmt::format("--gpus {} is not a multiple of --tp {} x --pp {}", job.gpus,
                                   job.tp, job.pp));
@@ -102,6 +148,7 @@ struct JobEstimator::Cache {
   std::optional<std::vector<layout::NamedLinear>> linears;
   std::map<std::pair<std::int64_t, LoraTargets>, std::int64_t> adapters;
   std::map<std::int64_t, std::vector<LayerActivation>> layers;
+  std::map<LoraTargets, DropoutInputs> dropout_inputs;
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -356,6 +403,23 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                       checked_mul(widest_masks + embedding_mask, tokens)),
           widest_scores);
       break;
+  }
+  if (lora && job.lora_dropout > 0) {
+    // LoRA dropout: each adapted Linear's dropped-out input copy + its 1-byte mask; one layer's
+    // under checkpointing (the recomputed one).
+    auto found = cache.dropout_inputs.find(job.lora_targets);
+    if (found == cache.dropout_inputs.end()) {
+      found = cache.dropout_inputs
+                  .emplace(job.lora_targets, lora_dropout_inputs(model, linears(), job.lora_targets))
+                  .first;
+    }
+    const std::int64_t values = job.checkpointing == Checkpointing::none ||
+                                        job.checkpointing == Checkpointing::selective
+                                    ? found->second.all_layers
+                                    : found->second.widest_layer;
+    b.activations = checked_add(
+        b.activations, checked_product({values, tokens, act + a.dropout_mask_bytes},
+                                       "the LoRA dropout"));
   }
   b.activations = ceil_div(b.activations, job.tp);
   // Logits and the loss over the vocabulary, for every token of the micro-batch.

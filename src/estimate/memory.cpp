@@ -128,8 +128,10 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+}  // namespace
+
 // Whether LoRA `targets` reach the Linear called `name` (checkpoint names, checkpoint_layout).
-bool adapted(LoraTargets targets, std::string_view name) {
+bool lora_adapts(LoraTargets targets, std::string_view name) {
   const bool q = ends_with(name, ".q_proj") || ends_with(name, ".q_a_proj") ||
                  ends_with(name, ".q_b_proj") || ends_with(name, ".qkv_proj");
   const bool v = ends_with(name, ".v_proj") || ends_with(name, ".kv_b_proj");
@@ -142,6 +144,8 @@ bool adapted(LoraTargets targets, std::string_view name) {
   }
   return false;
 }
+
+namespace {
 
 // KV-cache values one token holds in one layer's attention.
 std::int64_t kv_values_per_token(const Attention& attention) {
@@ -202,7 +206,7 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
                              LoraTargets targets) {
   std::int64_t params = 0;
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
-    if (linear.mtp || linear.router || !adapted(targets, linear.name)) continue;
+    if (linear.mtp || linear.router || !lora_adapts(targets, linear.name)) continue;
     params = checked_add(params, checked_product({rank, linear.rows + linear.cols, linear.count},
                                                  "the LoRA adapters"));
   }

@@ -54,6 +54,7 @@ std::string render_scoreboard_json(const Scoreboard& board) {
     if (row.planned) {
       item["estimate_gib"] = row.estimate_gib;
       item["predicted_fit"] = row.predicted_fit;
+      if (row.floor_only) item["floor_only"] = true;
     }
     if (row.measured_gib) item["measured_gib"] = *row.measured_gib;
     if (row.relative_error) item["relative_error"] = *row.relative_error;
@@ -101,7 +102,10 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
                        row.planned ? fmt::format("{:.2f}", row.estimate_gib) : "-",
                        row.relative_error ? fmt::format("{:+.1f}%", 100 * *row.relative_error) : "-",
                        row.oom ? "OOM" : "ran",
-                       !row.planned ? "not planned" : row.predicted_fit ? "fits" : "does not fit");
+                       !row.planned           ? "not planned"
+                       : row.predicted_fit    ? "fits"
+                       : row.floor_only       ? "does not fit (even at 1 token)"
+                                              : "does not fit");
   }
   return out;
 }

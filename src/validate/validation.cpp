@@ -51,6 +51,54 @@ LossImpl loss_named_in(const std::string& text) {  // text: lower case
   return LossImpl::full;
 }
 
+// The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout 0"), else
+// the framework's default where the text names one whose default is not 0 (LitGPT: 0.05 in
+// finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
+double lora_dropout_in(const std::string& text) {  // text: lower case
+  for (std::size_t at = text.find("dropout"); at != std::string::npos;
+       at = text.find("dropout", at + 1)) {
+    // "dropout 0.1", "dropout=0.1", "dropout: 0.1", "dropout_p 0.05"
+    std::size_t digit = at + 7;
+    if (text.compare(digit, 2, "_p") == 0) digit += 2;
+    while (digit < text.size() && (text[digit] == ' ' || text[digit] == '=' || text[digit] == ':')) {
+      ++digit;
+    }
+    if (digit < text.size() && text[digit] >= '0' && text[digit] <= '9') {
+      std::size_t end = digit;
+      while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.')) ++end;
+      if (const std::optional<double> value = number_cell(text.substr(digit, end - digit));
+          value && *value >= 0 && *value < 1) {
+        return *value;
+      }
+    }
+  }
+  if (text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos) {
+    return 0.05;
+  }
+  return 0.0;
+}
+
+// The number a row's text gives right after `key` ("max_num_batched_tokens 8192",
+// "max_num_batched_tokens=64,000"); nothing when the key is absent or followed by anything else
+// ("> 64000" is a bound, not a setting).
+std::optional<std::int64_t> setting_in(const std::string& text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    std::size_t digit = at + key.size();
+    while (digit < text.size() && (text[digit] == ' ' || text[digit] == '=' || text[digit] == ':')) {
+      ++digit;
+    }
+    std::string number;
+    for (; digit < text.size() && ((text[digit] >= '0' && text[digit] <= '9') || text[digit] == ',');
+         ++digit) {
+      if (text[digit] != ',') number += text[digit];
+    }
+    if (const std::optional<std::int64_t> value = count_cell(number); value && *value > 0) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
 // Whether a row's framework and notes name flash-attn (FlashAttention 2/3, Unsloth's kernels,
 // Megatron / Transformer Engine) rather than torch SDPA.
 bool uses_flash_attention(const std::string& text) {  // text: lower case
@@ -82,14 +130,21 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.seq_len = *seq;
     job.context = *seq;
   } else if (task != "kv_capacity" && task != "activation_only") {
-    return "job_seq_len is empty";
+    // Only the floor is known: the job at one token (validate_rows).
+    row.floor_reason = "job_seq_len is empty";
+    job.seq_len = job.context = 1;
   } else {
     job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
   }
   job.batch = count_cell(get("job_batch")).value_or(1);
   if (job.batch < 1) job.batch = 1;
   job.concurrency = job.batch;
-  job.gpus = count_cell(get("job_gpus")).value_or(1);
+  // An empty job_gpus means one GPU only where the job is not sharded: a sharded job's card
+  // count decides its per-GPU peak, so it is not guessed.
+  const std::optional<std::int64_t> gpus = count_cell(get("job_gpus"));
+  const std::string sharding_cell = to_lower(get("job_sharding"));
+  job.gpus = gpus.value_or(1);
+  const bool gpus_unknown = !gpus && !sharding_cell.empty() && sharding_cell != "single";
   job.tp = count_cell(get("job_tp")).value_or(1);
   job.pp = count_cell(get("job_pp")).value_or(1);
   if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
@@ -104,6 +159,12 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
   job.sharding = *parsed_sharding;
   if (job.gpus % (job.tp * job.pp) != 0) job.gpus = job.tp * job.pp;
+  if (gpus_unknown) {
+    // The floor over card counts: the job spread over about 1,024 GPUs.
+    job.gpus = job.tp * job.pp * std::max<std::int64_t>(1, 1024 / (job.tp * job.pp));
+    row.floor_reason += fmt::format("{}job_gpus is empty on a '{}' job",
+                                    row.floor_reason.empty() ? "" : " and ", sharding_cell);
+  }
   const std::string checkpointing = get("job_grad_ckpt");
   if (const auto value = parse_checkpointing(checkpointing.empty() ? "none" : checkpointing)) {
     job.checkpointing = *value;
@@ -177,6 +238,9 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
       framework.find("torchtune") != std::string::npos) {
     job.bnb_matmul_keeps_inputs = false;
   }
+  if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
+    job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
+  }
   // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
   job.compiled = compiled_in(framework_and_notes);
   // The loss implementation: job_loss, else what the framework and notes say it used.
@@ -197,7 +261,10 @@ MemoryCounter counter_named_in(const std::string& measure_method) {
   if (text.find("pynvml") != std::string::npos || text.find("nvidia-smi") != std::string::npos) {
     return MemoryCounter::process;
   }
-  if (text.find("reserved") != std::string::npos) return MemoryCounter::reserved;
+  // "does not say active vs reserved": unknown, read as the tightest counter
+  if (text.find("reserved") != std::string::npos && text.find("does not say") == std::string::npos) {
+    return MemoryCounter::reserved;
+  }
   return MemoryCounter::allocated;
 }
 
@@ -286,6 +353,11 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
     row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
     row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);
+    const std::string engine_text = to_lower(cell["seq_len"] + " " + cell["micro_batch"] + " " +
+                                             cell["framework"] + " " + cell["notes"]);
+    row.engine_batched_tokens = setting_in(engine_text, "max_num_batched_tokens");
+    row.chunked_prefill_off = engine_text.find("no-enable-chunked-prefill") != std::string::npos ||
+                              engine_text.find("chunked prefill off") != std::string::npos;
     const std::string counter = to_lower(cell["job_counter"]);
     if (counter == "allocated" || counter == "active") {
       row.counter = MemoryCounter::allocated;
@@ -362,7 +434,12 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
             job.context > 0 ? job.context
                             : (model.max_position_embeddings > 0 ? model.max_position_embeddings
                                                                  : 4096);
-        const std::int64_t profile_tokens = std::max(max_len, a.engine_profile_tokens);
+        // With chunked prefill the profile run feeds max_num_batched_tokens; without it, at
+        // least max_model_len (vLLM V0's default and --no-enable-chunked-prefill).
+        const std::int64_t profile_tokens =
+            row.engine_batched_tokens && !row.chunked_prefill_off
+                ? *row.engine_batched_tokens
+                : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
         // The engine's profile run: the checkpoint as stored (a quantized one at its stored
         // size) and one forward pass over profile_tokens.
         Job profile = job;
@@ -400,20 +477,42 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         }
       } else {
         const std::int64_t peak = estimate_job(model, params, job, a.memory).breakdown.total();
-        // A whole-process counter also sees the CUDA context trace's verdict reserves.
+        // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
+        // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
+        // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
+        const double reserve = 1.0 / (1.0 - a.memory.headroom_fraction);
         const std::int64_t counted =
-            row.counter == MemoryCounter::process ? peak + a.memory.cuda_context_bytes : peak;
+            row.counter == MemoryCounter::allocated
+                ? peak
+                : checked_add(static_cast<std::int64_t>(std::ceil(static_cast<double>(peak) * reserve)),
+                              row.counter == MemoryCounter::process ? a.memory.cuda_context_bytes : 0);
         result.estimate_gib = static_cast<double>(counted) / k_gib_f;
         // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
         result.predicted_fit = peak + a.memory.cuda_context_bytes <=
                                budget_bytes(usable, a.memory.headroom_fraction);
+        if (!row.floor_reason.empty()) {
+          // The floor (one token; 1,024 GPUs) is a lower bound: it proves "does not fit" when
+          // it exceeds the card, and says nothing otherwise.
+          if (result.predicted_fit) {
+            throw ConfigError(fmt::format(
+                "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
+                row.floor_reason,
+                row.floor_reason.find("seq_len") != std::string::npos
+                    ? (row.floor_reason.find("gpus") != std::string::npos ? "one token, 1,024 GPUs"
+                                                                          : "one token")
+                    : "1,024 GPUs",
+                static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
+          }
+          result.floor_only = true;
+        }
       }
       result.planned = true;
     } catch (const Error& error) {
       result.planned = false;
       result.reason = error.what();
     }
-    if (result.planned && result.measured_gib && *result.measured_gib > 0 && !row.oom) {
+    if (result.planned && !result.floor_only && result.measured_gib && *result.measured_gib > 0 &&
+        !row.oom) {
       result.relative_error = (result.estimate_gib - *result.measured_gib) / *result.measured_gib;
     }
     board.results.push_back(std::move(result));

@@ -82,6 +82,9 @@ struct Job {
   std::int64_t batch = 1;  ///< micro-batch per GPU
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::all_linear;
+  /// LoRA dropout probability (PEFT's lora_dropout; 0: nn.Identity, nothing kept). Above 0 each
+  /// adapted Linear keeps its own dropped-out input and the 1-byte mask for backward.
+  double lora_dropout = 0.0;
   /// LoRA / serving: the frozen or served base weights' dtype (nullopt: bf16; QLoRA: nf4).
   std::optional<Dtype> base_dtype;
   bool base_nf4 = false;  ///< QLoRA: base Linears in bitsandbytes nf4 (double quantization)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace/dtype.hpp"
@@ -104,6 +105,9 @@ struct MemoryEstimate {
 
 /// Which Linear layers LoRA adapts.
 enum class LoraTargets { attention_qv, attention, all_linear };
+
+/// Whether LoRA with `targets` adapts the Linear named `linear_name` (checkpoint names).
+bool lora_adapts(LoraTargets targets, std::string_view linear_name);
 
 /// Trainable parameters LoRA adds at `rank`: r x (in + out) on each targeted Linear of the text
 /// stacks (all_linear: every one, experts included, as PEFT's "all-linear"; routers, the head,

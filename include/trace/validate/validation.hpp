@@ -29,12 +29,19 @@ struct MeasuredRow {
   std::string config_file;  ///< resolved by the caller's loader; empty: no config
   Job job;
   std::string job_error;    ///< a job_* cell trace cannot read (the row is then unplanned)
+  /// Why only the job's floor is known (job_seq_len empty: the job at one token; job_gpus empty
+  /// on a sharded job: over 1,024 ranks); a floor can prove "does not fit", never "fits".
+  std::string floor_reason;
   double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
   bool oom = false;
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
   std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged
   double gpu_memory_utilization = 0.9;
+  /// Engine rows: the max_num_batched_tokens the row states (its profile run's prefill), and
+  /// whether it says chunked prefill is off (the profile run then covers max_model_len).
+  std::optional<std::int64_t> engine_batched_tokens;
+  bool chunked_prefill_off = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
 };
@@ -66,6 +73,7 @@ struct RowResult {
   bool predicted_fit = true;
   bool oom = false;
   std::optional<double> relative_error;  ///< (estimate - measured) / measured
+  bool floor_only = false;  ///< planned from the one-token floor (job_seq_len empty)
 };
 
 struct Scoreboard {
