@@ -26,11 +26,15 @@ How to read it:
 - **error**: |estimate − measured| / measured over the rows that ran and report a per-GPU peak.
   trace estimates what torch's allocator holds at the peak. What is compared depends on the
   counter the source used (column `job_counter` when present, else read from `measure_method`):
-  `max_memory_allocated` / peak active bytes → the estimate; nvidia-smi / NVML (whole process)
-  → the estimate + the CUDA context (`cuda_context_bytes`, 512 MiB, the constant the verdict
-  reserves); `max_memory_reserved` → the estimate (the caching allocator's free blocks, 0.02–2
-  GiB in measured.md's examples, are not modelled). `kv_capacity` rows compare the KV pool the
-  engine logged; `activation_only` rows the engine's profiled activation peak.
+  `max_memory_allocated` / peak active bytes → the estimate; `max_memory_reserved` → the
+  estimate / (1 − headroom): the caching allocator's reserve is what the verdict's 5% headroom
+  keeps free for (`--headroom`), so a reserved-memory counter sees the estimate through it;
+  nvidia-smi / NVML (whole process) → that + the CUDA context the row measured where it says
+  ("(1343 MiB context)", "context (~1343 MiB)"), else `cuda_context_bytes` (512 MiB, the
+  constant the verdict reserves). A row whose `measure_method` says it does not know the counter
+  is read as `max_memory_allocated`. `kv_capacity` rows compare the KV pool the engine logged;
+  `activation_only` rows the engine's profiled activation peak (over the row's stated
+  `max_num_batched_tokens` under chunked prefill, else at least `max_model_len`).
 - **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
   constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
   or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, else `full`; see
@@ -39,7 +43,14 @@ How to read it:
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
-  targets (`lora_targets`).
+  targets (`lora_targets`); LoRA dropout ("dropout 0.05", "lora_dropout 0.1" in `lora_targets`,
+  `framework` or `notes`, else LitGPT's default 0.05 where the framework is LitGPT, else PEFT's
+  0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
+  "bnb.nf4-dq"); torch.compile ("compile" in `framework` + `notes`).
+- **floors**: a training or serve row without `job_seq_len`, or a sharded one without
+  `job_gpus`, has no single job; trace plans its floor (one token; the job spread over 1,024
+  GPUs), a lower bound. A floor over the card is a "does not fit" (and counts as planned, with
+  no error); a floor that fits says nothing, and the row is listed below as not planned.
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,
   the same rule as `trace check`.
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
@@ -49,11 +60,11 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.57 --max-false-reject 0.08
---max-median-error 0.16 --max-p90-error 0.54`: a ratchet at today's scoreboard, which fails CI
-(exit 1, one line per missed target) when a change makes the estimate worse. The issue's
-targets (recall ≥ 95%, false rejects ≤ 5%, median ≤ 10%, p90 ≤ 25%) are checked and printed
-but not gated until they are met. Any CSV with the same columns works, with the same flags.
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.62 --max-false-reject 0.07
+--max-median-error 0.10 --max-p90-error 0.50`: a ratchet at today's scoreboard, which fails CI
+(exit 1, one line per missed target) when a change makes the estimate worse. The median target
+(≤ 10%) is met and gated; the other targets (recall ≥ 95%, false rejects ≤ 5%, p90 ≤ 25%) are
+checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.
 
 ## Scoreboard
 

@@ -58,6 +58,7 @@ struct PlanOptions {
   std::string loss = "full";
   std::string qlora_kernel = "bnb";
   double lora_dropout = 0.0;
+  bool nf4_single_quant = false;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -252,6 +253,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved");
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
+  app.add_flag("--no-double-quant", options.nf4_single_quant,
+               "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
+               "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one");
   app.add_option("--lora-dropout", options.lora_dropout,
                  "LoRA dropout probability (PEFT's lora_dropout; LitGPT's default is 0.05): above 0 "
                  "each adapted Linear keeps a dropped-out copy of its input")
@@ -336,6 +340,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
   job.compiled = options.compiled;
   job.lora_dropout = options.lora_dropout;
+  job.nf4_double_quant = !options.nf4_single_quant;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

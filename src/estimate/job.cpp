@@ -59,17 +59,19 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
   return 0;
 }
 
-// A bitsandbytes nf4 model: every Linear of the layers in nf4 (two values per byte, U8 absmax
-// per 64 values with double quantization, F32 per 256 blocks), everything else in bf16.
+// A bitsandbytes nf4 model: every Linear of the layers in nf4 (two values per byte; per 64
+// values a U8 absmax with double quantization, plus an F32 per 256 blocks, else an F32 absmax),
+// everything else in bf16.
 std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
-                             const MemoryAssumptions& a) {
+                             bool double_quant, const MemoryAssumptions& a) {
   std::int64_t quantizable = 0;
   for (const layout::NamedLinear& linear : linears) {
     if (linear.mtp || linear.router || linear.name == "lm_head") continue;
     quantizable = checked_add(quantizable, checked_product({linear.rows, linear.cols, linear.count}));
   }
   const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
-  return checked_add(checked_add(ceil_div(quantizable, 2), blocks + ceil_div(blocks, 256) * 4),
+  const std::int64_t absmax = double_quant ? blocks + ceil_div(blocks, 256) * 4 : blocks * 4;
+  return checked_add(checked_add(ceil_div(quantizable, 2), absmax),
                      checked_mul(total - quantizable, 2));
 }
 
@@ -184,7 +186,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
     const std::int64_t weights =
         job.weight_bytes ? *job.weight_bytes
-                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, a) : bytes_for(total, dtype));
+                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, job.nf4_double_quant, a) : bytes_for(total, dtype));
     b.weights = ceil_div(weights, model_split);
     b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
                                       job.concurrency),
@@ -217,7 +219,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
     // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
     if (job.mode == JobMode::qlora || job.base_nf4) {
-      b.weights = nf4_model_bytes(linears(), total, a);
+      b.weights = nf4_model_bytes(linears(), total, job.nf4_double_quant, a);
     } else {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
@@ -423,7 +425,11 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   }
   b.activations = ceil_div(b.activations, job.tp);
   // Logits and the loss over the vocabulary, for every token of the micro-batch.
-  const std::int64_t logits_bytes = job.loss == LossImpl::chunked ? a.logits_bytes_chunked
+  // A compiled chunked loss (torchtune: torch.compile of CEWithChunkedOutputLoss) upcasts and
+  // log-softmaxes each chunk inside one fused kernel that keeps only the bf16 chunks and a
+  // per-token logsumexp, as Unsloth's kernel does.
+  const std::int64_t logits_bytes = job.loss == LossImpl::chunked
+                                        ? (job.compiled ? a.logits_bytes_fused : a.logits_bytes_chunked)
                                      : job.loss == LossImpl::fused  ? a.logits_bytes_fused
                                      : job.loss == LossImpl::cut    ? a.logits_bytes_cut
                                                                     : a.logits_bytes_per_value;

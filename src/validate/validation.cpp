@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <regex>
 
 #include "trace/checked_math.hpp"
 #include "trace/csv.hpp"
@@ -191,6 +192,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   const std::string weights = to_lower(get("job_weights"));
   if (weights == "nf4") {
     job.base_nf4 = true;
+    // LitGPT names the two: bnb.nf4 (an F32 absmax per 64 values) and bnb.nf4-dq.
+    const std::string quantization = to_lower(get("quantization"));
+    job.nf4_double_quant = !(quantization.find("bnb.nf4") != std::string::npos &&
+                             quantization.find("nf4-dq") == std::string::npos);
   } else if (!weights.empty() && weights != "n/a") {
     const std::optional<Dtype> dtype = parse_dtype(weights);
     if (!dtype) return fmt::format("job_weights '{}' is not known", weights);
@@ -368,6 +373,17 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     } else {
       row.counter = counter_named_in(cell["measure_method"]);
     }
+    // A context size the row measured: "(1343 MiB context)" or "context (~1343 MiB)".
+    static const std::regex context_after(R"((\d+)\s*mib\)?\s*(?:of\s+)?(?:cuda\s+)?context)");
+    static const std::regex context_before(R"(context\s*\(~?\s*(\d+)\s*mib)");
+    const std::string context_text = to_lower(cell["measure_method"] + " " + cell["notes"]);
+    std::smatch match;
+    if (std::regex_search(context_text, match, context_after) ||
+        std::regex_search(context_text, match, context_before)) {
+      if (const std::optional<std::int64_t> mib = count_cell(match[1].str()); mib && *mib < (1 << 20)) {
+        row.measured_context_bytes = *mib * k_mib;
+      }
+    }
     row.job_error = read_job(cell, row);
     rows.push_back(std::move(row));
   }
@@ -485,7 +501,9 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
             row.counter == MemoryCounter::allocated
                 ? peak
                 : checked_add(static_cast<std::int64_t>(std::ceil(static_cast<double>(peak) * reserve)),
-                              row.counter == MemoryCounter::process ? a.memory.cuda_context_bytes : 0);
+                              row.counter == MemoryCounter::process
+                                  ? row.measured_context_bytes.value_or(a.memory.cuda_context_bytes)
+                                  : 0);
         result.estimate_gib = static_cast<double>(counted) / k_gib_f;
         // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
         result.predicted_fit = peak + a.memory.cuda_context_bytes <=

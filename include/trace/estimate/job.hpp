@@ -87,7 +87,10 @@ struct Job {
   double lora_dropout = 0.0;
   /// LoRA / serving: the frozen or served base weights' dtype (nullopt: bf16; QLoRA: nf4).
   std::optional<Dtype> base_dtype;
-  bool base_nf4 = false;  ///< QLoRA: base Linears in bitsandbytes nf4 (double quantization)
+  bool base_nf4 = false;  ///< QLoRA: base Linears in bitsandbytes nf4
+  /// nf4 absmax double-quantized (U8 per 64 values + F32 per 256 blocks: the QLoRA recipe,
+  /// LitGPT bnb.nf4-dq); false: an F32 absmax per 64 values (bitsandbytes' default, bnb.nf4).
+  bool nf4_double_quant = true;
   // Parallelism.
   std::int64_t gpus = 1;
   Sharding sharding = Sharding::single;

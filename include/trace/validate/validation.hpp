@@ -44,6 +44,9 @@ struct MeasuredRow {
   bool chunked_prefill_off = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
+  /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),
+  /// which a whole-process counter includes; else trace's cuda_context_bytes.
+  std::optional<std::int64_t> measured_context_bytes;
 };
 
 /// Parses the CSV. Throws ConfigError when a required column is missing or the text is not CSV.

@@ -1,0 +1,189 @@
+// The validator's readings of a row beyond its job_* cells (LoRA dropout, nf4 double
+// quantization, the counter and the context a row measured, vLLM's batched tokens) and its floor
+// verdicts; and the estimator terms they switch on, on the tiny Llama of job_test.cpp (h = 64,
+// 2 layers, 4 heads x 16, 2 kv heads, I = 128, V = 1,000). Derivations in the comments.
+#include <string>
+
+#include "catch.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/model/model_config.hpp"
+#include "trace/validate/validation.hpp"
+
+namespace {
+
+const char* k_tiny = R"({
+  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
+})";
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+trace::JobEstimate estimate(const trace::Job& job) {
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  return trace::estimate_job(model, trace::count_parameters(model), job);
+}
+
+trace::Job lora_job() {
+  trace::Job job;
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.seq_len = 128;
+  job.batch = 2;  // 256 tokens
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  job.attention = trace::AttentionImpl::flash;
+  return job;
+}
+
+const std::string k_header =
+    "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+    "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework,"
+    "notes,measure_method,quantization,seq_len\n";
+
+// One row of the tiny model: a full fine-tune at 128 x 2 under mixed precision with AdamW
+// unless the cells say otherwise.
+std::string row_line(const std::string& id, const std::string& task, const std::string& seq_len,
+                     const std::string& gpus, const std::string& sharding,
+                     const std::string& weights, const std::string& usable,
+                     const std::string& measured, const std::string& oom,
+                     const std::string& text_cells) {
+  return id + ",org/tiny,tiny.json," + task + "," + seq_len + ",2," + gpus + "," + sharding + "," +
+         weights + ",mixed_fp32master,adamw," + usable + "," + measured + "," + oom + "," +
+         text_cells + "\n";
+}
+
+trace::MeasuredRow one_row(const std::string& task, const std::string& weights,
+                           const std::string& text_cells) {
+  return trace::parse_measured_csv(
+             k_header + row_line("1", task, "128", "1", "single", weights, "1", "", "0", text_cells))
+      .at(0);
+}
+
+trace::Scoreboard score(const std::string& lines) {
+  return trace::validate_rows(trace::parse_measured_csv(k_header + lines),
+                              [](const trace::MeasuredRow&) -> std::optional<std::string> {
+                                return std::string(k_tiny);
+                              });
+}
+
+}  // namespace
+
+TEST_CASE("LoRA dropout keeps each adapted Linear's dropped-out input and mask", "[job][lora]") {
+  trace::Job job = lora_job();
+  const std::int64_t without = estimate(job).breakdown.activations;
+  job.lora_dropout = 0.05;
+  // q and v each read the 64-wide hidden state: 128 values per layer, 256 for both layers, per
+  // token; a bf16 copy (2 bytes) + a 1-byte mask, over 256 tokens.
+  CHECK(estimate(job).breakdown.activations - without == 256 * 256 * 3);
+  // Full checkpointing: only the recomputed layer's copies (128 values per token).
+  job.checkpointing = trace::Checkpointing::full;
+  job.lora_dropout = 0;
+  const std::int64_t checkpointed = estimate(job).breakdown.activations;
+  job.lora_dropout = 0.05;
+  CHECK(estimate(job).breakdown.activations - checkpointed == 128 * 256 * 3);
+  // Every Linear: q, k, v, o, gate, up read 64 values each, down 128: 512 per layer.
+  job.checkpointing = trace::Checkpointing::none;
+  job.lora_targets = trace::LoraTargets::all_linear;
+  job.lora_dropout = 0;
+  const std::int64_t all_without = estimate(job).breakdown.activations;
+  job.lora_dropout = 0.1;
+  CHECK(estimate(job).breakdown.activations - all_without == 1'024 * 256 * 3);
+  job.lora_dropout = 1.0;
+  CHECK_THROWS_AS(estimate(job), trace::ConfigError);
+}
+
+TEST_CASE("nf4 without double quantization keeps an F32 absmax per 64 values", "[job][qlora]") {
+  trace::Job job = lora_job();
+  job.mode = trace::JobMode::qlora;
+  const std::int64_t double_quant = estimate(job).breakdown.weights;
+  job.nf4_double_quant = false;
+  // 73,728 nf4 values in 1,152 blocks: an F32 absmax each (4,608 bytes) instead of a U8 each
+  // (1,152) + an F32 per 256 blocks (5 x 4 = 20).
+  CHECK(estimate(job).breakdown.weights - double_quant == 4'608 - 1'152 - 20);
+}
+
+TEST_CASE("a compiled chunked loss keeps only the bf16 logits", "[job][loss]") {
+  trace::Job job = lora_job();
+  job.loss = trace::LossImpl::chunked;
+  CHECK(estimate(job).breakdown.logits == 256'000 * 6);  // V x tokens = 1,000 x 256
+  job.compiled = true;
+  CHECK(estimate(job).breakdown.logits == 256'000 * 2);
+  job.loss = trace::LossImpl::full;  // the model's own fp32 logits: compile does not fuse them
+  CHECK(estimate(job).breakdown.logits == 256'000 * 12);
+}
+
+TEST_CASE("the validator reads LoRA dropout and nf4 double quantization from the row",
+          "[validate]") {
+  // framework, notes, measure_method, quantization, seq_len
+  CHECK(one_row("lora", "bf16", "HF,LoRA r=8 alpha=16 dropout 0.05,x,,").job.lora_dropout ==
+        Approx(0.05));
+  CHECK(one_row("lora", "bf16", "HF,x; lora_dropout 0.1; y,x,,").job.lora_dropout == Approx(0.1));
+  CHECK(one_row("lora", "bf16", "HF,default (alpha 16; dropout 0),x,,").job.lora_dropout == 0);
+  // LitGPT's default (finetune/lora.py and its config_hub yamls), PEFT's otherwise
+  CHECK(one_row("lora", "bf16", "litgpt finetune,,x,,").job.lora_dropout == Approx(0.05));
+  CHECK(one_row("lora", "bf16", "HF Trainer + PEFT,,x,,").job.lora_dropout == 0);
+  CHECK(one_row("full", "n/a", "litgpt finetune,,x,,").job.lora_dropout == 0);  // no adapters
+  CHECK_FALSE(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4,").job.nf4_double_quant);
+  CHECK(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4-dq,").job.nf4_double_quant);
+  CHECK(one_row("qlora", "nf4", "PEFT,,x,bnb nf4 (4-bit),").job.nf4_double_quant);
+}
+
+TEST_CASE("the validator reads the counter, a measured context and vLLM's batch", "[validate]") {
+  CHECK(one_row("full", "n/a", "torchtune,,README does not say active vs reserved,,").counter ==
+        trace::MemoryCounter::allocated);
+  CHECK(one_row("full", "n/a", "HF,,pynvml used incl. CUDA context (~1343 MiB),,")
+            .measured_context_bytes == 1343LL << 20);
+  CHECK(one_row("full", "n/a", "HF,load = 2631 MiB total (1343 MiB context),pynvml,,")
+            .measured_context_bytes == 1343LL << 20);
+  CHECK_FALSE(one_row("full", "n/a", "HF,,pynvml,,").measured_context_bytes.has_value());
+  const trace::MeasuredRow chunked = one_row(
+      "kv_capacity", "bf16", "vLLM,,x,,max_model_len 200000; max_num_batched_tokens 8192");
+  CHECK(chunked.engine_batched_tokens == 8192);
+  CHECK_FALSE(chunked.chunked_prefill_off);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,max_num_batched_tokens > 64000")
+                  .engine_batched_tokens.has_value());
+  CHECK(one_row("kv_capacity", "bf16", "vLLM,--no-enable-chunked-prefill,x,,").chunked_prefill_off);
+}
+
+TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
+  // The tiny full fine-tune peaks at 7,822,976 allocated bytes (job_test.cpp). Reserved memory
+  // is read through the 5% headroom: ceil(7,822,976 / 0.95) = 8,234,712; a whole-process counter
+  // adds the context the row measured (100 MiB), else trace's 512 MiB.
+  const trace::Scoreboard board = score(
+      row_line("1", "full", "128", "1", "single", "n/a", "1", "0.0075", "0",
+               "x,,torch.cuda.max_memory_allocated(),,") +
+      row_line("2", "full", "128", "1", "single", "n/a", "1", "0.0075", "0",
+               "x,,torch.cuda.max_memory_reserved(),,") +
+      row_line("3", "full", "128", "1", "single", "n/a", "1", "0.2", "0",
+               "x,,pynvml incl. CUDA context (~100 MiB),,") +
+      row_line("4", "full", "128", "1", "single", "n/a", "1", "0.6", "0", "x,,nvidia-smi,,"));
+  REQUIRE(board.results.size() == 4);
+  CHECK(board.results[0].estimate_gib == Approx(7'822'976 / k_gib));
+  CHECK(board.results[1].estimate_gib == Approx(8'234'712 / k_gib));
+  CHECK(board.results[2].estimate_gib == Approx((8'234'712 + (100LL << 20)) / k_gib));
+  CHECK(board.results[3].estimate_gib == Approx((8'234'712 + (512LL << 20)) / k_gib));
+}
+
+TEST_CASE("a row without a length or a card count is judged by its floor", "[validate]") {
+  const trace::Scoreboard board = score(
+      // no length, 1 GiB card: the one-token floor fits, so no verdict
+      row_line("1", "full", "", "1", "single", "n/a", "1", "", "1", "x,,x,,") +
+      // no length, 0.5 GiB card: the CUDA context alone (512 MiB) is over the budget
+      row_line("2", "full", "", "1", "single", "n/a", "0.5", "0.4", "1", "x,,x,,") +
+      // a ZeRO-3 job without its card count: spread over 1,024 GPUs its floor fits
+      row_line("3", "full", "128", "", "zero3", "n/a", "1", "", "1", "x,,x,,"));
+  REQUIRE(board.results.size() == 3);
+  CHECK_FALSE(board.results[0].planned);
+  CHECK(board.results[0].reason.find("job_seq_len is empty") != std::string::npos);
+  CHECK(board.results[0].reason.find("which fits, so no verdict") != std::string::npos);
+  CHECK(board.results[1].planned);
+  CHECK(board.results[1].floor_only);
+  CHECK_FALSE(board.results[1].predicted_fit);
+  CHECK_FALSE(board.results[1].relative_error.has_value());  // a floor is not an estimate
+  CHECK_FALSE(board.results[2].planned);
+  CHECK(board.results[2].reason.find("job_gpus is empty on a 'zero3' job") != std::string::npos);
+  CHECK(board.oom_rows == 3);
+  CHECK(board.oom_flagged == 1);
+}
