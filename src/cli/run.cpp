@@ -59,6 +59,7 @@ struct PlanOptions {
   std::string qlora_kernel = "bnb";
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
+  bool kbit_upcast = false;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -256,6 +257,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_flag("--no-double-quant", options.nf4_single_quant,
                "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
                "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one");
+  app.add_flag("--kbit-upcast", options.kbit_upcast,
+               "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit "
+               "or 8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32");
   app.add_option("--lora-dropout", options.lora_dropout,
                  "LoRA dropout probability (PEFT's lora_dropout; LitGPT's default is 0.05): above 0 "
                  "each adapted Linear keeps a dropped-out copy of its input")
@@ -341,6 +345,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.compiled = options.compiled;
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;
+  job.kbit_upcast = options.kbit_upcast;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

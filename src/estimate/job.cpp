@@ -59,20 +59,43 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
   return 0;
 }
 
-// A bitsandbytes nf4 model: every Linear of the layers in nf4 (two values per byte; per 64
-// values a U8 absmax with double quantization, plus an F32 per 256 blocks, else an F32 absmax),
-// everything else in bf16.
-std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
-                             bool double_quant, const MemoryAssumptions& a) {
-  std::int64_t quantizable = 0;
+// The values of the Linears bitsandbytes quantizes: every Linear of the layers (not the head,
+// routers or MTP layers), and their output rows.
+struct QuantizableLinears {
+  std::int64_t values = 0;
+  std::int64_t rows = 0;
+};
+
+QuantizableLinears quantizable_linears(const std::vector<layout::NamedLinear>& linears) {
+  QuantizableLinears q;
   for (const layout::NamedLinear& linear : linears) {
     if (linear.mtp || linear.router || linear.name == "lm_head") continue;
-    quantizable = checked_add(quantizable, checked_product({linear.rows, linear.cols, linear.count}));
+    q.values = checked_add(q.values, checked_product({linear.rows, linear.cols, linear.count}));
+    q.rows = checked_add(q.rows, checked_mul(linear.rows, linear.count));
   }
+  return q;
+}
+
+// A bitsandbytes nf4 model: every quantizable Linear in nf4 (two values per byte; per 64 values
+// a U8 absmax with double quantization, plus an F32 per 256 blocks, else an F32 absmax), the
+// rest at `rest_bytes` (bf16, or fp32 after PEFT's prepare_model_for_kbit_training).
+std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
+                             bool double_quant, std::int64_t rest_bytes,
+                             const MemoryAssumptions& a) {
+  const std::int64_t quantizable = quantizable_linears(linears).values;
   const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
   const std::int64_t absmax = double_quant ? blocks + ceil_div(blocks, 256) * 4 : blocks * 4;
   return checked_add(checked_add(ceil_div(quantizable, 2), absmax),
-                     checked_mul(total - quantizable, 2));
+                     checked_mul(total - quantizable, rest_bytes));
+}
+
+// A bitsandbytes LLM.int8 model: every quantizable Linear in int8 with an F32 scale (SCB) per
+// output row, the rest at `rest_bytes`.
+std::int64_t int8_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
+                              std::int64_t rest_bytes) {
+  const QuantizableLinears q = quantizable_linears(linears);
+  return checked_add(checked_add(q.values, checked_mul(q.rows, 4)),
+                     checked_mul(total - q.values, rest_bytes));
 }
 
 // What LoRA dropout keeps per token (values, not bytes): each adapted Linear has its own
@@ -186,7 +209,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
     const std::int64_t weights =
         job.weight_bytes ? *job.weight_bytes
-                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, job.nf4_double_quant, a) : bytes_for(total, dtype));
+                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, job.nf4_double_quant, 2, a) : bytes_for(total, dtype));
     b.weights = ceil_div(weights, model_split);
     b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
                                       job.concurrency),
@@ -216,10 +239,13 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       found = cache.adapters.emplace(key, lora_parameters(model, job.lora_rank, job.lora_targets)).first;
     }
     trainable = found->second;
-    // The frozen base: nf4 Linears (QLoRA, double quantization: U8 absmax per 64 + F32 per
-    // 256 blocks) and the rest in bf16; or every parameter at the base dtype.
+    // The frozen base: nf4 or int8 Linears (bitsandbytes) and the rest in bf16 (fp32 after
+    // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
+    const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     if (job.mode == JobMode::qlora || job.base_nf4) {
-      b.weights = nf4_model_bytes(linears(), total, job.nf4_double_quant, a);
+      b.weights = nf4_model_bytes(linears(), total, job.nf4_double_quant, rest_bytes, a);
+    } else if (job.base_dtype == Dtype::int8) {
+      b.weights = int8_model_bytes(linears(), total, rest_bytes);
     } else {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
@@ -318,7 +344,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // gathered in the compute dtype: bf16 under LoRA and mixed precision
     const std::int64_t gathered_bytes = lora || bytes.half_copy > 0 ? 2 : bytes.weight;
     const std::int64_t gathered = checked_product({2, largest_layer, gathered_bytes});
-    b.weights = checked_add(b.weights, gathered);
+    // With parameter offload (FSDP CPUOffload(offload_params=True), DeepSpeed offload_param)
+    // the shards live on the host: only the gathered layers are on the GPU.
+    b.weights = job.cpu_offload ? gathered : checked_add(b.weights, gathered);
   }
   if (job.cpu_offload) {
     b.optimizer = 0;

@@ -100,6 +100,19 @@ std::optional<std::int64_t> setting_in(const std::string& text, std::string_view
   return std::nullopt;
 }
 
+// Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
+// base (the fp32 upcast of everything not quantized): PEFT's own QLoRA recipe, TRL's
+// SFTTrainer, axolotl, FastChat; not Unsloth, LLaMA-Factory, Answer.AI's fsdp_qlora, LitGPT or
+// torchtune, which load the base their own way.
+bool prepares_kbit_model(const std::string& text) {  // text: lower case
+  const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
+  if (has("unsloth") || has("llama-factory") || has("llamafactory") || has("fsdp_qlora") ||
+      has("litgpt") || has("lit-gpt") || has("torchtune")) {
+    return false;
+  }
+  return has("peft") || has("trl") || has("axolotl") || has("fastchat");
+}
+
 // Whether a row's framework and notes name flash-attn (FlashAttention 2/3, Unsloth's kernels,
 // Megatron / Transformer Engine) rather than torch SDPA.
 bool uses_flash_attention(const std::string& text) {  // text: lower case
@@ -245,6 +258,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
     job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
+    job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
+                      prepares_kbit_model(framework_and_notes);
   }
   // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
   job.compiled = compiled_in(framework_and_notes);

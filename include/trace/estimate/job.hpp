@@ -91,6 +91,9 @@ struct Job {
   /// nf4 absmax double-quantized (U8 per 64 values + F32 per 256 blocks: the QLoRA recipe,
   /// LitGPT bnb.nf4-dq); false: an F32 absmax per 64 values (bitsandbytes' default, bnb.nf4).
   bool nf4_double_quant = true;
+  /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
+  /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
+  bool kbit_upcast = false;
   // Parallelism.
   std::int64_t gpus = 1;
   Sharding sharding = Sharding::single;

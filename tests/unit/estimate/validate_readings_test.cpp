@@ -104,6 +104,22 @@ TEST_CASE("nf4 without double quantization keeps an F32 absmax per 64 values", "
   CHECK(estimate(job).breakdown.weights - double_quant == 4'608 - 1'152 - 20);
 }
 
+TEST_CASE("PEFT's kbit preparation keeps the unquantized parameters in fp32", "[job][qlora]") {
+  trace::Job job = lora_job();
+  job.mode = trace::JobMode::qlora;
+  const std::int64_t bf16_rest = estimate(job).breakdown.weights;
+  job.kbit_upcast = true;
+  // Outside the 73,728 nf4 values: 202,048 - 73,728 = 128,320 parameters (embedding, norms,
+  // head), 2 bytes more each in fp32.
+  CHECK(estimate(job).breakdown.weights - bf16_rest == 128'320 * 2);
+  // An LLM.int8 base: the 73,728 Linear values at 1 byte + an F32 scale per output row
+  // (per layer q 64 + k 32 + v 32 + o 64 + gate 128 + up 128 + down 64 = 512; 1,024 in all),
+  // the rest at 4 bytes after the upcast; adapters (3,584) in bf16.
+  job.mode = trace::JobMode::lora;
+  job.base_dtype = trace::Dtype::int8;
+  CHECK(estimate(job).breakdown.weights == 73'728 + 1'024 * 4 + 128'320 * 4 + 3'584 * 2);
+}
+
 TEST_CASE("a compiled chunked loss keeps only the bf16 logits", "[job][loss]") {
   trace::Job job = lora_job();
   job.loss = trace::LossImpl::chunked;
@@ -128,6 +144,13 @@ TEST_CASE("the validator reads LoRA dropout and nf4 double quantization from the
   CHECK_FALSE(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4,").job.nf4_double_quant);
   CHECK(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4-dq,").job.nf4_double_quant);
   CHECK(one_row("qlora", "nf4", "PEFT,,x,bnb nf4 (4-bit),").job.nf4_double_quant);
+  // PEFT's prepare_model_for_kbit_training: TRL, PEFT, axolotl, FastChat; not Unsloth or
+  // LLaMA-Factory, which load the base their own way, and not without a quantized base
+  CHECK(one_row("qlora", "nf4", "HF transformers + PEFT + FA2,,x,,").job.kbit_upcast);
+  CHECK(one_row("lora", "int8", "axolotl (Nov 2023),,x,,").job.kbit_upcast);
+  CHECK_FALSE(one_row("qlora", "nf4", "LLaMA-Factory (HF transformers+PEFT+bnb),,x,,").job.kbit_upcast);
+  CHECK_FALSE(one_row("qlora", "nf4", "Unsloth + TRL SFTTrainer,,x,,").job.kbit_upcast);
+  CHECK_FALSE(one_row("lora", "bf16", "HF transformers + PEFT,,x,,").job.kbit_upcast);
 }
 
 TEST_CASE("the validator reads the counter, a measured context and vLLM's batch", "[validate]") {
