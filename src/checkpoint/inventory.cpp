@@ -9,6 +9,7 @@
 #include "trace/checkpoint/inventory.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
 
 #include "../estimate/checkpoint_layout.hpp"
@@ -204,6 +205,9 @@ public:
     if (!naming_.known) {
       gap(fmt::format("checkpoint names of model_type '{}' are not modelled tensor by tensor",
                       model.model_type));
+    }
+    if (model.quantization && model.quantization->compressed_tensors) {
+      ct_matcher_.emplace(*model.quantization->compressed_tensors);
     }
     if (model.quantization && model.quantization->format == QuantFormat::modelopt) {
       for (const Stack& stack : model.stacks) {
@@ -455,6 +459,21 @@ private:
           return;
       }
     }
+    if (ct_matcher_) {
+      // compressed-tensors: the tensors the matching group's compressor writes (storage.cpp
+      // counts the same list), or the plain weight when no group takes this Linear.
+      const CtGroup* group = ct_matcher_->group_for(layout_name, linear.router);
+      if (group == nullptr) {
+        add(name + ".weight", {r, c}, base_.name, true);
+        return;
+      }
+      for (const layout::StoredTensor& tensor :
+           layout::ct_tensors(*group, r, c, base_.name, base_.bits / 8)) {
+        add(fmt::format("{}.{}", name, tensor.suffix), tensor.shape, tensor.dtype,
+            tensor.holds_values, values);
+      }
+      return;
+    }
     if (!quantizes(linear, q)) {
       add(name + ".weight", {r, c}, base_.name, true);
       return;
@@ -584,6 +603,7 @@ private:
   Naming naming_;
   BaseDtype base_;
   bool fp32_routers_ = false;
+  std::optional<layout::CtMatcher> ct_matcher_;  ///< compressed-tensors checkpoints only
 };
 
 bool contains(std::string_view text, std::string_view part) {

@@ -26,7 +26,8 @@ bool is_scale(std::string_view name) {
        {".weight_scale", ".weight_scale_2", ".weight_scale_inv", ".input_scale", ".k_scale",
         ".v_scale", ".qzeros", ".scales", ".g_idx", "_scales", ".absmax", ".quant_map",
         ".nested_absmax", ".nested_quant_map", ".SCB", ".weight_global_scale",
-        ".input_global_scale", "rotary_emb.inv_freq"}) {
+        ".input_global_scale", ".weight_zero_point", ".weight_g_idx", ".weight_shape",
+        "rotary_emb.inv_freq"}) {
     if (ends_with(name, tail)) return true;
   }
   return name.find(".quant_state.") != std::string_view::npos;
@@ -38,7 +39,10 @@ Packing packing_of(const TensorHeader& tensor,
                    const std::unordered_set<std::string_view>& names) {
   const std::string_view name = tensor.name;
   if (is_scale(name)) return Packing::scale;
-  if (tensor.dtype == "I32" && ends_with(name, ".qweight")) return Packing::per_int32;
+  // GPTQ / AWQ qweight; compressed-tensors pack-quantized weight_packed.
+  if (tensor.dtype == "I32" && (ends_with(name, ".qweight") || ends_with(name, ".weight_packed"))) {
+    return Packing::per_int32;
+  }
   if (tensor.dtype == "U8") {
     if (ends_with(name, "_blocks") || ends_with(name, ".weight_packed")) return Packing::two_per_byte;
     if (ends_with(name, ".weight")) {
@@ -205,7 +209,8 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   if (packed_int32 > 0) {
     const std::int64_t per_int32 = options.packed_bits > 0 ? 32 / options.packed_bits : 8;
     result.explanations.push_back(fmt::format(
-        "{} I32 qweight elements hold {} values each (GPTQ/AWQ, {}-bit): {} parameters",
+        "{} I32 qweight / weight_packed elements hold {} values each (GPTQ, AWQ, "
+        "compressed-tensors; {}-bit): {} parameters",
         packed_int32, per_int32, options.packed_bits, packed_int32 * per_int32));
   }
   if (buffer_elements > 0) {
@@ -235,6 +240,15 @@ Reconciliation reconcile_model(const ModelDescription& model, const ParameterCou
   ReconcileOptions options;
   options.storage = &storage;
   if (model.quantization) options.packed_bits = model.quantization->bits;
+  if (model.quantization && model.quantization->compressed_tensors) {
+    // The bits of the (first) pack-quantized group: what its I32 weight_packed holds.
+    for (const CtGroup& group : model.quantization->compressed_tensors->groups) {
+      if (group.storage == CtStorage::pack_quantized) {
+        options.packed_bits = group.num_bits;
+        break;
+      }
+    }
+  }
   Reconciliation result = reconcile(build_inventory(model), shards, params.total, options);
   result.source = std::move(source);
   return result;

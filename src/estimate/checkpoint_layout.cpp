@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "trace/checked_math.hpp"
+#include "trace/error.hpp"
 #include "trace/text_match.hpp"
 
 namespace trace::layout {
@@ -293,6 +294,136 @@ ModuleFormat modelopt_format(const ModeloptScheme& scheme, const std::string& na
   // ModelOpt exports leave MTP layers at full precision unless its map names them.
   if (mtp || excluded(scheme, name)) return ModuleFormat::unquantized;
   return scheme.default_format;
+}
+
+std::int64_t StoredTensor::elements() const {
+  std::int64_t n = 1;
+  for (const std::int64_t extent : shape) n = checked_mul(n, extent, "the storage size");
+  return n;
+}
+
+namespace {
+
+// re.match: anchored at the start of the name, not at its end.
+bool re_match(const std::regex& pattern, const std::string& name) {
+  return std::regex_search(name, pattern, std::regex_constants::match_continuous);
+}
+
+bool mentions_single_expert(std::string_view entry) {
+  for (const std::string_view marker : {"experts.", "experts\\."}) {
+    for (std::size_t at = entry.find(marker); at != std::string_view::npos;
+         at = entry.find(marker, at + 1)) {
+      const std::size_t next = at + marker.size();
+      if (next < entry.size() && entry[next] >= '0' && entry[next] <= '9') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+CtMatcher::CtMatcher(const CompressedTensorsScheme& scheme) : scheme_(scheme) {
+  const auto note = [&](const std::string& entry) {
+    single_experts_ = single_experts_ || mentions_single_expert(entry);
+  };
+  for (const CtGroup& group : scheme.groups) {
+    std::vector<std::regex>& compiled = group_regexes_.emplace_back();
+    for (const std::string& pattern : group.regexes) {
+      compiled.emplace_back(pattern);
+      note(pattern);
+    }
+    for (const std::string& name : group.names) note(name);
+  }
+  for (const std::string& pattern : scheme.ignore_regexes) {
+    ignore_regexes_.emplace_back(pattern);
+    note(pattern);
+  }
+  for (const std::string& name : scheme.ignore_names) note(name);
+}
+
+const CtGroup* CtMatcher::group_for(const std::string& name, bool router) const {
+  // MoE routers are left unquantized: DeepSeek-style gates are no nn.Linear at all, and
+  // llm-compressor recipes ignore the nn.Linear ones ("re:.*mlp.gate$"). Other router-like
+  // Linears (the DSA indexer's weights_proj) are quantized like any Linear when targeted.
+  if (router && name.ends_with(".gate")) return nullptr;
+  if (std::binary_search(scheme_.ignore_names.begin(), scheme_.ignore_names.end(), name)) {
+    return nullptr;
+  }
+  for (const std::regex& pattern : ignore_regexes_) {
+    if (re_match(pattern, name)) return nullptr;
+  }
+  const CtGroup* found = nullptr;
+  for (std::size_t g = 0; g < scheme_.groups.size(); ++g) {
+    const CtGroup& group = scheme_.groups[g];
+    bool matches = group.all_linears ||
+                   std::find(group.names.begin(), group.names.end(), name) != group.names.end();
+    for (const std::regex& pattern : group_regexes_[g]) {
+      if (matches) break;
+      matches = re_match(pattern, name);
+    }
+    if (!matches) continue;
+    if (found != nullptr) {
+      throw ConfigError(fmt::format(
+          "quantization_config: config_groups.{} and config_groups.{} both target \"{}\"; trace "
+          "cannot tell which scheme stores it",
+          found->name, group.name, name));
+    }
+    found = &group;
+  }
+  return found;
+}
+
+std::vector<StoredTensor> ct_tensors(const CtGroup& group, std::int64_t rows, std::int64_t cols,
+                                     std::string_view base_dtype, std::int64_t base_bytes) {
+  std::vector<StoredTensor> out;
+  // Scale shape by strategy (initialize.py): one per tensor, per output row, per group of
+  // inputs, or per block.
+  std::vector<std::int64_t> scale_shape = {1};
+  switch (group.strategy) {
+    case CtStrategy::tensor: break;
+    case CtStrategy::channel: scale_shape = {rows, 1}; break;
+    case CtStrategy::group:
+    case CtStrategy::tensor_group:
+      scale_shape = {rows, std::max<std::int64_t>(ceil_div(cols, group.group_size), 1)};
+      break;
+    case CtStrategy::block:
+      scale_shape = {ceil_div(rows, group.block_rows), ceil_div(cols, group.block_cols)};
+      break;
+  }
+  switch (group.storage) {
+    case CtStorage::pack_quantized: {
+      // pack_quantized.py: 32/bits values per int32 along the input; the zero point (asymmetric
+      // group / channel only) packed the same way along the output.
+      const std::int64_t per_int32 = 32 / group.num_bits;
+      out.push_back({"weight_packed", {rows, ceil_div(cols, per_int32)}, "I32", 4, true});
+      out.push_back({"weight_scale", scale_shape, base_dtype, base_bytes});
+      out.push_back({"weight_shape", {2}, "I64", 8});  // torch.tensor(weight.shape)
+      if (!group.symmetric) {
+        out.push_back({"weight_zero_point", {ceil_div(rows, per_int32), scale_shape[1]}, "I32", 4});
+      }
+      break;
+    }
+    case CtStorage::int8:
+      // naive_quantized.py: the weight cast to int8; the zero point beside it when asymmetric.
+      out.push_back({"weight", {rows, cols}, "I8", 1, true});
+      out.push_back({"weight_scale", scale_shape, base_dtype, base_bytes});
+      if (!group.symmetric) out.push_back({"weight_zero_point", scale_shape, "I8", 1});
+      break;
+    case CtStorage::fp8:
+      out.push_back({"weight", {rows, cols}, "F8_E4M3", 1, true});
+      out.push_back({"weight_scale", scale_shape, base_dtype, base_bytes});
+      break;
+    case CtStorage::nvfp4:
+      // nvfp4_quantized.py: two E2M1 values per byte, F8_E4M3 scale per group, F32 global scale.
+      out.push_back({"weight_packed", {rows, ceil_div(cols, 2)}, "U8", 1, true});
+      out.push_back({"weight_scale", scale_shape, "F8_E4M3", 1});
+      out.push_back({"weight_global_scale", {1}, "F32", 4});
+      break;
+  }
+  if (group.g_idx) out.push_back({"weight_g_idx", {cols}, "I32", 4});
+  if (group.input_scale) out.push_back({"input_scale", {1}, base_dtype, base_bytes});
+  if (group.input_global_scale) out.push_back({"input_global_scale", {1}, "F32", 4});
+  return out;
 }
 
 }  // namespace trace::layout

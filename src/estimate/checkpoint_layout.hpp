@@ -3,6 +3,7 @@
 // (ModelOpt's per-module maps): every Linear with the name the safetensors gives it (wrapper
 // prefix dropped: "layers.3.mixer.in_proj"), and the number of tensors the description implies.
 #include <cstdint>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,5 +55,42 @@ ModuleFormat modelopt_format(const ModeloptScheme& scheme, const std::string& na
 /// ModelOpt: the first exact map entry not sorted before `name` (module_formats is sorted).
 std::vector<std::pair<std::string, ModuleFormat>>::const_iterator first_at_or_after(
     const ModeloptScheme& scheme, std::string_view name);
+
+/// One tensor a compressed-tensors Linear stores: its name after the module's ("weight_packed"),
+/// shape, safetensors dtype and bytes per element.
+struct StoredTensor {
+  const char* suffix;
+  std::vector<std::int64_t> shape;
+  std::string_view dtype;  ///< static storage (a literal or the checkpoint's base dtype name)
+  std::int64_t bytes_each = 1;
+  bool holds_values = false;  ///< the (packed) weight itself, not a scale / zero point / shape
+  std::int64_t elements() const;
+};
+
+/// compressed-tensors: which config group quantizes a Linear. Regexes are compiled once.
+class CtMatcher {
+public:
+  explicit CtMatcher(const CompressedTensorsScheme& scheme);
+  /// The group whose targets match `name` (wrapper prefix dropped) unless `ignore` matches it;
+  /// nullptr for a Linear kept at the checkpoint dtype. MoE routers (".gate") are never
+  /// quantized.
+  /// Throws ConfigError when two groups claim the same Linear.
+  const CtGroup* group_for(const std::string& name, bool router) const;
+  /// True when a target or ignore entry names single experts ("experts.7."), so each routed
+  /// expert has to be looked up on its own.
+  bool names_single_experts() const { return single_experts_; }
+
+private:
+  const CompressedTensorsScheme& scheme_;
+  std::vector<std::vector<std::regex>> group_regexes_;
+  std::vector<std::regex> ignore_regexes_;
+  bool single_experts_ = false;
+};
+
+/// The tensors a Linear of `rows` x `cols` stores under `group` (scales at the checkpoint dtype
+/// `base_dtype` of `base_bytes` bytes, as initialize.py creates them at the weight's dtype;
+/// `base_dtype` must outlive the result).
+std::vector<StoredTensor> ct_tensors(const CtGroup& group, std::int64_t rows, std::int64_t cols,
+                                     std::string_view base_dtype, std::int64_t base_bytes);
 
 }  // namespace trace::layout

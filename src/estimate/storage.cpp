@@ -17,6 +17,9 @@
 //              attention layer when the export stores them. Checked against Nemotron 3 Nano
 //              NVFP4 (24,147 tensors, 19,339,781,632 bytes) and Super NVFP4 (165,860 /
 //              80,297,329,824).
+//  compressed-tensors  per named Linear: the config group whose targets match it, unless ignore
+//              matches it; each stores what its compressor writes (layout::ct_tensors); routers,
+//              embeddings, norms and ignored Linears stay at the checkpoint dtype.
 #include "trace/estimate/storage.hpp"
 
 #include <algorithm>
@@ -143,6 +146,7 @@ const char* format_name(QuantFormat format) {
     case QuantFormat::bnb_4bit: return "bnb_4bit";
     case QuantFormat::bnb_8bit: return "bnb_8bit";
     case QuantFormat::modelopt: return "modelopt";
+    case QuantFormat::compressed_tensors: return "compressed-tensors";
   }
   return "unknown";
 }
@@ -311,6 +315,78 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
   return f32_scalars + kv_scales;  // every one of them a 0-d tensor
 }
 
+// Storage of a compressed-tensors checkpoint, Linear by Linear.
+void compressed_tensors_storage(
+    const ModelDescription& model, const ParameterCount& params, const BaseDtype& base,
+    StorageEstimate& storage,
+    const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
+  const layout::CtMatcher matcher(*model.quantization->compressed_tensors);
+  // dtype -> elements, bytes each
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> stored;
+  std::int64_t extra_tensors = 0;
+  std::int64_t expert_values = 0;
+  std::int64_t mtp_values = 0;
+  std::int64_t mtp_bytes = 0;
+  const auto account = [&](const layout::NamedLinear& linear, const CtGroup* group,
+                           std::int64_t copies) {
+    if (group == nullptr) return;  // counted with the rest at the checkpoint dtype below
+    const std::int64_t values =
+        checked_product({linear.rows, linear.cols, copies}, "the storage size");
+    std::int64_t bytes = 0;
+    const std::vector<layout::StoredTensor> tensors =
+        layout::ct_tensors(*group, linear.rows, linear.cols, base.name, base.bytes);
+    for (const layout::StoredTensor& tensor : tensors) {
+      const std::int64_t elements = checked_mul(tensor.elements(), copies, "the storage size");
+      auto& [count, bytes_each] = stored[std::string(tensor.dtype)];
+      count = checked_add(count, elements, "the storage size");
+      bytes_each = tensor.bytes_each;
+      bytes = checked_add(bytes, checked_mul(elements, tensor.bytes_each), "the storage size");
+      if (!tensor.holds_values) {
+        storage.scale_elements = checked_add(storage.scale_elements, elements);
+      }
+    }
+    // Each quantized Linear's weight becomes tensors.size() tensors.
+    extra_tensors = checked_add(extra_tensors,
+                                checked_mul(static_cast<std::int64_t>(tensors.size()) - 1, copies));
+    storage.quantized_values = checked_add(storage.quantized_values, values);
+    if (linear.expert) {
+      expert_values = checked_add(expert_values, values);
+      storage.routed_expert_bytes = checked_add(storage.routed_expert_bytes, bytes);
+    }
+    if (linear.mtp) {
+      mtp_values += values;
+      mtp_bytes += bytes;
+    }
+  };
+  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
+    if (linear.count == 1) {
+      account(linear, matcher.group_for(linear.name, linear.router), 1);
+      continue;
+    }
+    // A group of routed experts: one lookup serves all unless an entry names single experts.
+    const std::size_t star = linear.name.find('*');
+    const std::string prefix = linear.name.substr(0, star);
+    const std::string suffix = linear.name.substr(star + 1);
+    if (!matcher.names_single_experts()) {
+      account(linear, matcher.group_for(prefix + "0" + suffix, false), linear.count);
+      continue;
+    }
+    for (std::int64_t e = 0; e < linear.count; ++e) {
+      account(linear, matcher.group_for(fmt::format("{}{}{}", prefix, e, suffix), false), 1);
+    }
+  }
+  for (const auto& [dtype, entry] : stored) add(dtype, entry.first, entry.second);
+  add(base.name, params.total - params.router_bias_buffers - storage.quantized_values, base.bytes);
+  storage.routed_expert_bytes = checked_add(
+      storage.routed_expert_bytes,
+      checked_mul(std::max<std::int64_t>(component_count(params, "experts") - expert_values, 0),
+                  base.bytes));
+  const std::int64_t mtp_buffers = mtp_router_buffers(model);
+  storage.mtp_bytes =
+      checked_mul(params.mtp - mtp_buffers - mtp_values, base.bytes) + 4 * mtp_buffers + mtp_bytes;
+  storage.tensors = checked_add(layout::tensor_count(model), extra_tensors);
+}
+
 }  // namespace
 
 StorageEstimate estimate_storage(const ModelDescription& model, const ParameterCount& params) {
@@ -346,6 +422,10 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     std::int64_t elements = 0;
     for (const auto& [dtype, count] : elements_by_dtype) elements += count;
     storage.header_elements_without_scalars = elements - scalars;
+  } else if (model.quantization->format == QuantFormat::compressed_tensors) {
+    const CompressedTensorsScheme& scheme = *model.quantization->compressed_tensors;
+    storage.format = "compressed-tensors " + scheme.format;
+    compressed_tensors_storage(model, params, base, storage, add);
   } else {
     const Quantization& q = *model.quantization;
     storage.format = format_name(q.format);
@@ -402,7 +482,8 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           add("I8", values, 1);
           add("F32", checked_mul(m.rows, m.count), 4);  // SCB
           break;
-        case QuantFormat::modelopt: break;  // handled per module above
+        case QuantFormat::modelopt:
+        case QuantFormat::compressed_tensors: break;  // handled per module above
       }
       if (m.role == Role::expert) {
         storage.routed_expert_bytes += storage.bytes - expert_bytes_before;
@@ -426,7 +507,8 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
       case QuantFormat::bnb_4bit: value_elements += ceil_div(packed_values, 2); break;
       case QuantFormat::gptq:
       case QuantFormat::awq: value_elements += packed_values * q.bits / 32; break;
-      case QuantFormat::modelopt: break;
+      case QuantFormat::modelopt:
+      case QuantFormat::compressed_tensors: break;
     }
     storage.scale_elements = stored - value_elements;
     if (params.mtp > 0) {

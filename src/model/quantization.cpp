@@ -1,7 +1,9 @@
 #include "quantization.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
 
 #include "trace/error.hpp"
 
@@ -52,6 +54,245 @@ std::vector<std::string> module_list(const ConfigReader& q, std::string_view key
     names.push_back(normalize_module(item.get<std::string>()));
   }
   return names;
+}
+
+// ---- compressed-tensors -------------------------------------------------------------------------
+// Layout read from neuralmagic/compressed-tensors: quantization/quant_scheme.py and quant_args.py
+// (the config), quantization/lifecycle/initialize.py (scale shapes and dtypes), and the
+// compressors in compressors/quantized_compressors/ (pack_quantized.py, naive_quantized.py,
+// nvfp4 / fp4 packing) for the stored tensors. docs/parameters.md, "compressed-tensors".
+
+constexpr std::string_view k_ct_formats =
+    "pack-quantized, float-quantized, naive-quantized, int-quantized, nvfp4-pack-quantized";
+
+// A regex written against the checkpoint's full names ("model.layers.0...") is matched on names
+// with the wrapper prefix dropped, so drop the same prefix from the pattern (literal or escaped).
+std::string normalize_regex(std::string pattern) {
+  for (const std::string_view prefix :
+       {"model.language_model.", "model\\.language_model\\.", "language_model.model.",
+        "language_model\\.model\\.", "backbone.", "backbone\\.", "model.", "model\\.",
+        "language_model.", "language_model\\."}) {
+    if (pattern.starts_with(prefix)) return pattern.substr(prefix.size());
+  }
+  return pattern;
+}
+
+// Sorts one targets / ignore list into exact names and regexes; "Linear" (every nn.Linear) is
+// reported through `all_linears`. Other class names cannot be sized and are refused.
+void read_module_list(const ConfigReader& q, const std::string& key, const nlohmann::json& list,
+                      bool* all_linears, std::vector<std::string>& names,
+                      std::vector<std::string>& regexes) {
+  if (!list.is_array())
+    q.fail(key, "must be a list of module names, \"re:\" patterns or \"Linear\"");
+  for (const nlohmann::json& item : list) {
+    if (!item.is_string()) q.fail(key, "must hold only strings");
+    const std::string entry = item.get<std::string>();
+    if (entry.starts_with("re:")) {
+      std::string pattern = normalize_regex(entry.substr(3));
+      try {
+        (void)std::regex(pattern);
+      } catch (const std::regex_error&) {
+        q.fail(key, fmt::format("holds \"{}\", a pattern trace cannot compile", entry));
+      }
+      regexes.push_back(std::move(pattern));
+    } else if (entry == "Linear" && all_linears != nullptr) {
+      *all_linears = true;
+    } else if (entry.find('.') == std::string::npos && !entry.empty() && entry[0] >= 'A' &&
+               entry[0] <= 'Z') {
+      q.fail(key, fmt::format("holds the class name \"{}\"; trace sizes only \"Linear\" targets, "
+                              "module names and \"re:\" patterns",
+                              entry));
+    } else {
+      names.push_back(normalize_module(entry));
+    }
+  }
+}
+
+bool is_null_or_absent(const nlohmann::json& object, const char* key) {
+  return !object.contains(key) || object.at(key).is_null();
+}
+
+CtStrategy ct_strategy(const ConfigReader& q, const std::string& key, const nlohmann::json& args) {
+  const std::string strategy = args.value("strategy", std::string("tensor"));
+  if (strategy == "tensor") return CtStrategy::tensor;
+  if (strategy == "channel") return CtStrategy::channel;
+  if (strategy == "group") return CtStrategy::group;
+  if (strategy == "block") return CtStrategy::block;
+  if (strategy == "tensor_group") return CtStrategy::tensor_group;
+  q.fail(key + ".strategy", fmt::format("= \"{}\" is not a weight strategy trace can size "
+                                        "(supported: tensor, channel, group, block, tensor_group)",
+                                        strategy));
+}
+
+std::int64_t positive_int(const ConfigReader& q, const std::string& key,
+                          const nlohmann::json& value) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 1)
+    q.fail(key, "must be a positive integer");
+  return value.get<std::int64_t>();
+}
+
+CtGroup read_ct_group(const ConfigReader& q, const std::string& name, const nlohmann::json& group,
+                      const std::string& default_format) {
+  const std::string at = "config_groups." + name;
+  if (!group.is_object()) q.fail(at, "must be an object with \"targets\" and \"weights\"");
+  CtGroup out;
+  out.name = name;
+  if (!group.contains("targets"))
+    q.fail(at + ".targets", "is missing; nothing says which Linears it quantizes");
+  read_module_list(q, at + ".targets", group.at("targets"), &out.all_linears, out.names,
+                   out.regexes);
+  if (is_null_or_absent(group, "weights")) {
+    q.fail(at + ".weights",
+           "is null: activation-only schemes do not change the stored weights "
+           "and trace does not size them");
+  }
+  const nlohmann::json& weights = group.at("weights");
+  const std::string w = at + ".weights";
+  if (!weights.is_object()) q.fail(w, "must be an object");
+  const std::string format = group.contains("format") && group.at("format").is_string()
+                                 ? group.at("format").get<std::string>()
+                                 : default_format;
+  const std::string type = weights.value("type", std::string("int"));
+  if (type != "int" && type != "float") {
+    q.fail(w + ".type", fmt::format("= \"{}\" is not supported (int or float)", type));
+  }
+  out.num_bits = positive_int(q, w + ".num_bits", weights.value("num_bits", nlohmann::json(8)));
+  out.strategy = ct_strategy(q, w, weights);
+  out.symmetric = weights.value("symmetric", true);
+  if (weights.contains("dynamic") && weights.at("dynamic") != false) {
+    q.fail(w + ".dynamic", "must be false: dynamically quantized weights are not stored quantized");
+  }
+  if (!is_null_or_absent(weights, "scale_dtype") || !is_null_or_absent(weights, "zp_dtype")) {
+    q.fail(w + ".scale_dtype", "is set; trace sizes scales only at the weight's own dtype (null)");
+  }
+  if (out.strategy == CtStrategy::group || out.strategy == CtStrategy::tensor_group) {
+    out.group_size =
+        positive_int(q, w + ".group_size", weights.value("group_size", nlohmann::json()));
+  }
+  if (out.strategy == CtStrategy::block) {
+    const nlohmann::json block = weights.value("block_structure", nlohmann::json());
+    if (!block.is_array() || block.size() != 2) {
+      q.fail(w + ".block_structure", "must be two positive integers, e.g. [128, 128]");
+    }
+    out.block_rows = positive_int(q, w + ".block_structure", block[0]);
+    out.block_cols = positive_int(q, w + ".block_structure", block[1]);
+  }
+  const nlohmann::json actorder = weights.value("actorder", nlohmann::json());
+  if (actorder == true || actorder == "group") {
+    out.g_idx = true;  // only group activation ordering stores weight_g_idx
+  } else if (!(actorder.is_null() || actorder == false || actorder == "weight" ||
+               actorder == "static")) {
+    q.fail(w + ".actorder",
+           fmt::format("= {} is not supported (null, group, weight, static)", actorder.dump()));
+  }
+  const auto refuse = [&](std::string_view why) {
+    q.fail(w, fmt::format("(num_bits {}, type {}, format \"{}\") {}", out.num_bits, type, format,
+                          why));
+  };
+  if (format == "pack-quantized") {
+    if (type != "int" || out.num_bits > 8)
+      refuse("cannot be packed: pack-quantized holds int weights of 1-8 bits");
+    if (out.strategy != CtStrategy::group && out.strategy != CtStrategy::channel &&
+        out.strategy != CtStrategy::tensor) {
+      refuse("has a strategy pack-quantized does not store (tensor, channel, group)");
+    }
+    if (!out.symmetric && out.strategy == CtStrategy::tensor) {
+      refuse("is asymmetric per tensor; trace does not size that zero point");
+    }
+    out.storage = CtStorage::pack_quantized;
+  } else if (format == "float-quantized" || format == "naive-quantized" ||
+             format == "int-quantized") {
+    if (type == "float") {
+      if (out.num_bits != 8 || format == "int-quantized")
+        refuse("is not stored by this compressor (float needs 8 bits)");
+      if (!out.symmetric) refuse("is an asymmetric float scheme, which trace does not size");
+      out.storage = CtStorage::fp8;
+    } else {
+      if (out.num_bits > 8 || format == "float-quantized")
+        refuse("is not stored by this compressor (int needs 1-8 bits)");
+      out.storage = CtStorage::int8;
+    }
+    if (out.strategy == CtStrategy::tensor_group)
+      refuse("uses tensor_group, which only NVFP4 stores");
+  } else if (format == "nvfp4-pack-quantized") {
+    if (type != "float" || out.num_bits != 4 || out.strategy != CtStrategy::tensor_group ||
+        !out.symmetric) {
+      refuse("is not NVFP4 (float, 4 bits, symmetric, strategy tensor_group)");
+    }
+    out.storage = CtStorage::nvfp4;
+  } else {
+    q.fail(group.contains("format") ? at + ".format" : "format",
+           fmt::format("= \"{}\" is not a compressed-tensors format trace can size (supported: {})",
+                       format, k_ct_formats));
+  }
+  if (!is_null_or_absent(group, "output_activations")) {
+    q.fail(at + ".output_activations", "is set; trace does not size output-activation scales");
+  }
+  if (!is_null_or_absent(group, "input_activations")) {
+    const nlohmann::json& input = group.at("input_activations");
+    const std::string i = at + ".input_activations";
+    if (!input.is_object()) q.fail(i, "must be an object or null");
+    const nlohmann::json dynamic = input.value("dynamic", nlohmann::json(false));
+    if (dynamic == true) {
+      // Computed at run time: nothing stored.
+    } else if (dynamic == "local" && out.storage == CtStorage::nvfp4) {
+      out.input_global_scale = true;  // local scales at run time, one F32 global scale stored
+    } else if (dynamic == false) {
+      if (input.value("strategy", std::string("tensor")) != "tensor" ||
+          !input.value("symmetric", true)) {
+        q.fail(
+            i,
+            "is static but not symmetric per tensor; trace sizes only one input_scale per Linear");
+      }
+      out.input_scale = true;
+    } else {
+      q.fail(i + ".dynamic",
+             fmt::format("= {} is not supported (true, false, or \"local\" with NVFP4)",
+                         dynamic.dump()));
+    }
+  }
+  return out;
+}
+
+Quantization parse_compressed_tensors(const ConfigReader& q) {
+  Quantization quantization;
+  quantization.format = QuantFormat::compressed_tensors;
+  quantization.method = "compressed-tensors";
+  CompressedTensorsScheme scheme;
+  const nlohmann::json& config = q.json();
+  scheme.format = config.contains("format") && config.at("format").is_string()
+                      ? config.at("format").get<std::string>()
+                      : std::string();
+  const std::string status = config.value("quantization_status", std::string("compressed"));
+  if (status != "compressed") {
+    q.fail("quantization_status",
+           fmt::format("= \"{}\": only \"compressed\" checkpoints store packed "
+                       "weights; trace does not size the others",
+                       status));
+  }
+  for (const char* key : {"sparsity_config", "transform_config"}) {
+    if (!is_null_or_absent(config, key) &&
+        !(config.at(key).is_object() && config.at(key).empty())) {
+      q.fail(key, "is set; trace does not size compressed-tensors sparsity or transforms");
+    }
+  }
+  if (!is_null_or_absent(config, "kv_cache_scheme")) {
+    q.fail("kv_cache_scheme", "is set; trace does not size compressed-tensors KV-cache scales yet");
+  }
+  if (!q.has("config_groups") || !config.at("config_groups").is_object() ||
+      config.at("config_groups").empty()) {
+    q.fail("config_groups", "is missing or empty; nothing says how the weights are stored");
+  }
+  for (const auto& [name, group] : config.at("config_groups").items()) {
+    scheme.groups.push_back(read_ct_group(q, name, group, scheme.format));
+  }
+  if (config.contains("ignore") && !config.at("ignore").is_null()) {
+    read_module_list(q, "ignore", config.at("ignore"), nullptr, scheme.ignore_names,
+                     scheme.ignore_regexes);
+  }
+  std::sort(scheme.ignore_names.begin(), scheme.ignore_names.end());
+  quantization.compressed_tensors = std::move(scheme);
+  return quantization;
 }
 
 }  // namespace
@@ -152,10 +393,12 @@ std::optional<Quantization> parse_quantization(const ConfigReader& config) {
     }
   } else if (*method == "modelopt") {
     return parse_modelopt(q, "config.json");
+  } else if (*method == "compressed-tensors") {
+    return parse_compressed_tensors(q);
   } else {
     q.fail("quant_method",
            fmt::format("= \"{}\" is not supported yet (supported: fp8, mxfp4, gptq, awq, "
-                       "bitsandbytes, modelopt)",
+                       "bitsandbytes, modelopt, compressed-tensors)",
                        *method));
   }
   quantization.attention_quantized =

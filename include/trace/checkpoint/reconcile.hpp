@@ -65,14 +65,16 @@ struct ReconcileOptions {
   std::size_t max_names = 10;
   /// Used for the expected totals when the inventory is partial (trace's storage estimate).
   const StorageEstimate* storage = nullptr;
-  /// Bits per value packed in an I32 qweight (GPTQ/AWQ: the config's bits).
+  /// Bits per value packed in an I32 qweight or weight_packed (GPTQ/AWQ: the config's bits;
+  /// compressed-tensors: the pack-quantized group's num_bits).
   std::int64_t packed_bits = 4;
 };
 
 /// Parameters the checkpoint's headers hold, by the packing rules alone (no inventory): an
 /// NVFP4 or bitsandbytes 4-bit U8 weight (with its scale sibling) and MXFP4 *_blocks hold two
-/// values per byte, an I32 qweight 32 / packed_bits; scales, zeros, indices and RoPE inv_freq
-/// buffers hold none; every other tensor its elements.
+/// values per byte, an I32 qweight or weight_packed 32 / packed_bits; scales, zeros, indices,
+/// compressed-tensors' weight_shape and RoPE inv_freq buffers hold none; every other tensor its
+/// elements.
 std::int64_t header_logical_params(const std::vector<SafetensorsHeader>& shards,
                                    std::int64_t packed_bits = 4);
 
@@ -82,7 +84,8 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
                          std::int64_t trace_params, const ReconcileOptions& options = {});
 
 /// The whole pipeline for a model trace has already counted: builds the inventory, passes the
-/// storage estimate (for partial inventories) and the GPTQ/AWQ bit width, and sets `source`.
+/// storage estimate (for partial inventories) and the GPTQ/AWQ/compressed-tensors bit width, and
+/// sets `source`.
 Reconciliation reconcile_model(const ModelDescription& model, const ParameterCount& params,
                                const StorageEstimate& storage,
                                const std::vector<SafetensorsHeader>& shards, std::string source);

@@ -21,7 +21,8 @@ struct StorageEstimate {
   std::int64_t routed_expert_bytes = 0;  ///< bytes of the routed experts (with their scales)
   std::int64_t mtp_bytes = 0;  ///< bytes of the multi-token-prediction layers (inside `bytes`)
   /// Tensors in the safetensors files; 0 where trace does not model the tensor layout (it does
-  /// for ModelOpt checkpoints, whose scale tensors depend on each module's format).
+  /// for ModelOpt and compressed-tensors checkpoints, whose scale tensors depend on each
+  /// module's format).
   std::int64_t tensors = 0;
   std::int64_t nvfp4_modules = 0;  ///< ModelOpt: Linears stored as NVFP4
   std::int64_t fp8_modules = 0;    ///< ModelOpt: Linears stored as FP8

@@ -252,6 +252,7 @@ enum class QuantFormat {
   bnb_4bit,    ///< bitsandbytes nf4/fp4: U8 (2 values per byte) + absmax per 64 values
   bnb_8bit,    ///< bitsandbytes LLM.int8: I8 + F32 SCB per output row
   modelopt,    ///< NVIDIA ModelOpt: NVFP4 and/or FP8 per module (see ModeloptScheme)
+  compressed_tensors,  ///< llm-compressor / vLLM compressed-tensors (see CompressedTensorsScheme)
 };
 
 /// How one Linear is stored in a ModelOpt checkpoint.
@@ -277,6 +278,49 @@ struct ModeloptScheme {
   std::string source;             ///< "config.json" or "hf_quant_config.json"
 };
 
+/// How a compressed-tensors config group stores each weight it quantizes (the compressor named
+/// by "format"; compressed_tensors/compressors/quantized_compressors/).
+enum class CtStorage {
+  pack_quantized,  ///< I32 weight_packed [out, ceil(in / (32/bits))] + I64 weight_shape [2]
+  int8,            ///< naive-quantized / int-quantized: I8 weight [out, in]
+  fp8,             ///< float-quantized (or naive with float 8): F8_E4M3 weight [out, in]
+  nvfp4,           ///< nvfp4-pack-quantized: U8 weight_packed [out, in/2] + F32 weight_global_scale
+};
+
+/// How the scales (and zero points) of a weight are laid out (quant_args.py QuantizationStrategy).
+enum class CtStrategy { tensor, channel, group, block, tensor_group };
+
+/// One config_groups entry.
+struct CtGroup {
+  std::string name;                  ///< "group_0", ...
+  bool all_linears = false;          ///< targets holds "Linear"
+  std::vector<std::string> names;    ///< exact module names (wrapper prefix dropped)
+  std::vector<std::string> regexes;  ///< "re:" targets, wrapper prefix dropped
+  CtStorage storage = CtStorage::pack_quantized;
+  std::int64_t num_bits = 4;
+  CtStrategy strategy = CtStrategy::group;
+  std::int64_t group_size = 128;  ///< group / tensor_group
+  std::int64_t block_rows = 128;  ///< block: block_structure[0]
+  std::int64_t block_cols = 128;  ///< block: block_structure[1]
+  bool symmetric = true;
+  bool g_idx = false;  ///< actorder "group": an I32 weight_g_idx [in]
+  /// Input activations: a static per-tensor input_scale [1] (at the weight dtype), or for NVFP4
+  /// an F32 input_global_scale [1]; dynamic activations store nothing.
+  bool input_scale = false;
+  bool input_global_scale = false;
+};
+
+/// compressed-tensors' quantization_config (quant_method "compressed-tensors"). A Linear is
+/// quantized by the group whose targets match it, unless `ignore` matches it. Names and regexes
+/// are matched on the module name with its wrapper prefix ("model.") dropped; a regex matches
+/// from the start of the name, as Python's re.match does (compressed_tensors/utils/match.py).
+struct CompressedTensorsScheme {
+  std::string format;  ///< the top-level "format", as written
+  std::vector<CtGroup> groups;
+  std::vector<std::string> ignore_names;
+  std::vector<std::string> ignore_regexes;
+};
+
 struct Quantization {
   QuantFormat format = QuantFormat::fp8_block;
   std::string method;               ///< quant_method as written
@@ -287,6 +331,7 @@ struct Quantization {
   bool double_quant = false;        ///< bnb_4bit: bnb_4bit_use_double_quant
   bool attention_quantized = true;  ///< false when modules_to_not_convert names self_attn
   std::optional<ModeloptScheme> modelopt;  ///< format == modelopt
+  std::optional<CompressedTensorsScheme> compressed_tensors;  ///< format == compressed_tensors
 };
 
 struct ModelDescription {

@@ -19,6 +19,7 @@ inline std::int64_t spec_bytes(const TensorSpec& spec) {
   std::int64_t bits = 0;
   if (spec.dtype == "BF16" || spec.dtype == "F16") bits = 16;
   if (spec.dtype == "F32" || spec.dtype == "I32") bits = 32;
+  if (spec.dtype == "I64") bits = 64;
   if (spec.dtype == "U8" || spec.dtype == "I8" || spec.dtype == "F8_E4M3") bits = 8;
   if (bits == 0) throw std::logic_error("header_builder: add the dtype " + spec.dtype);
   std::int64_t elements = 1;

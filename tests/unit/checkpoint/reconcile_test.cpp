@@ -401,3 +401,55 @@ TEST_CASE("GPT-2: Conv1D weights and mask buffers reconcile, stored or not", "[c
     CHECK(r.mismatch_count == 1);
   }
 }
+
+TEST_CASE("a compressed-tensors W4A16 checkpoint reconciles with no bogus delta",
+          "[checkpoint][reconcile][compressed_tensors]") {
+  // The tiny Llama with its MLPs int4, group 32 (pack-quantized; attention and lm_head ignored).
+  nlohmann::json config = nlohmann::json::parse(k_tiny_llama);
+  config["quantization_config"] = {{"quant_method", "compressed-tensors"},
+                                   {"format", "pack-quantized"},
+                                   {"quantization_status", "compressed"},
+                                   {"ignore", {"lm_head", "re:.*self_attn.*"}},
+                                   {"config_groups",
+                                    {{"group_0",
+                                      {{"targets", {"Linear"}},
+                                       {"weights",
+                                        {{"num_bits", 4},
+                                         {"type", "int"},
+                                         {"strategy", "group"},
+                                         {"group_size", 32},
+                                         {"symmetric", true},
+                                         {"dynamic", false}}}}}}}};
+  // The headers as compressed-tensors' pack_quantized.py writes them: each MLP weight becomes
+  // weight_packed I32 [out, in / 8], weight_scale BF16 [out, in / 32], weight_shape I64 [2].
+  std::vector<TensorSpec> tensors;
+  for (const TensorSpec& spec : tiny_llama_tensors()) {
+    const bool mlp = spec.name.find(".mlp.") != std::string::npos;
+    if (!mlp) {
+      tensors.push_back(spec);
+      continue;
+    }
+    const std::string stem = spec.name.substr(0, spec.name.size() - std::string(".weight").size());
+    const std::int64_t out = spec.shape[0];
+    const std::int64_t in = spec.shape[1];
+    tensors.push_back({stem + ".weight_packed", "I32", {out, in / 8}});
+    tensors.push_back({stem + ".weight_scale", "BF16", {out, in / 32}});
+    tensors.push_back({stem + ".weight_shape", "I64", {2}});
+  }
+  const trace::ModelDescription model = trace::parse_model_config(config.dump());
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::StorageEstimate storage = trace::estimate_storage(model, params);
+  const Reconciliation r =
+      trace::checkpoint::reconcile_model(model, params, storage, shards_of(tensors), "synthetic");
+  // Parameters as the plain checkpoint: 202,048. Stored: the 6 MLP Linears' 49,152 values as
+  // 6,144 int32 + 1,536 scales + 12 shape elements; 21 + 6 x 2 = 33 tensors.
+  CHECK(r.logical_params == 202'048);
+  CHECK(r.delta_params == 0);
+  CHECK(r.found.tensors == 33);
+  CHECK(r.found.stored_elements == 202'048 - 49'152 + 6'144 + 1'536 + 12);
+  CHECK(r.expected == r.found);
+  CHECK(r.only_in_checkpoint_count == 0);
+  CHECK(r.only_in_trace_count == 0);
+  CHECK(r.mismatch_count == 0);
+  CHECK(r.agrees());
+}
