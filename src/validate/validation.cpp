@@ -376,6 +376,19 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     const std::string engine_text = to_lower(cell["seq_len"] + " " + cell["micro_batch"] + " " +
                                              cell["framework"] + " " + cell["notes"]);
     row.engine_batched_tokens = setting_in(engine_text, "max_num_batched_tokens");
+    // "max_num_batched_tokens > 64000": a bound, not the setting
+    static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
+    row.engine_batched_tokens_unread =
+        !row.engine_batched_tokens && std::regex_search(engine_text, batched_bound);
+    static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+))");
+    std::smatch version;
+    const std::string framework_text = to_lower(cell["framework"]);
+    row.engine_v1 = framework_text.find("vllm v1") != std::string::npos;
+    if (std::regex_search(framework_text, version, vllm_version)) {
+      const std::int64_t major = count_cell(version[1].str()).value_or(0);
+      const std::int64_t minor = count_cell(version[2].str()).value_or(0);
+      row.engine_v1 = row.engine_v1 || major > 0 || minor >= 8;
+    }
     row.chunked_prefill_off = engine_text.find("no-enable-chunked-prefill") != std::string::npos ||
                               engine_text.find("chunked prefill off") != std::string::npos;
     const std::string counter = to_lower(cell["job_counter"]);
@@ -465,12 +478,15 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
             job.context > 0 ? job.context
                             : (model.max_position_embeddings > 0 ? model.max_position_embeddings
                                                                  : 4096);
-        // With chunked prefill the profile run feeds max_num_batched_tokens; without it, at
-        // least max_model_len (vLLM V0's default and --no-enable-chunked-prefill).
+        // With chunked prefill the profile run feeds max_num_batched_tokens (as stated, else
+        // engine_profile_tokens on vLLM's V1 engine, where chunked prefill is always on);
+        // without it, at least max_model_len (V0's default, --no-enable-chunked-prefill, and a
+        // setting the row names but trace cannot read).
+        const bool chunked = !row.chunked_prefill_off && !row.engine_batched_tokens_unread &&
+                             (row.engine_batched_tokens || row.engine_v1);
         const std::int64_t profile_tokens =
-            row.engine_batched_tokens && !row.chunked_prefill_off
-                ? *row.engine_batched_tokens
-                : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
+            chunked ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
+                    : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
         // The engine's profile run: the checkpoint as stored (a quantized one at its stored
         // size) and one forward pass over profile_tokens.
         Job profile = job;

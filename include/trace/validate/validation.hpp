@@ -42,6 +42,11 @@ struct MeasuredRow {
   /// whether it says chunked prefill is off (the profile run then covers max_model_len).
   std::optional<std::int64_t> engine_batched_tokens;
   bool chunked_prefill_off = false;
+  /// The text gives max_num_batched_tokens only as a bound ("> 64000").
+  bool engine_batched_tokens_unread = false;
+  /// vLLM's V1 engine (0.8 and later, or "V1"): chunked prefill always on, so the profile run
+  /// feeds max_num_batched_tokens, not max_model_len.
+  bool engine_v1 = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),

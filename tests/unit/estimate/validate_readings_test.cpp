@@ -168,6 +168,16 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,max_num_batched_tokens > 64000")
                   .engine_batched_tokens.has_value());
   CHECK(one_row("kv_capacity", "bf16", "vLLM,--no-enable-chunked-prefill,x,,").chunked_prefill_off);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM,,x,,max_num_batched_tokens > 64000")
+            .engine_batched_tokens_unread);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM 0.8.3,,x,,default max_num_batched_tokens")
+                  .engine_batched_tokens_unread);
+  // vLLM's V1 engine (0.8 and later): chunked prefill always on
+  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.8.3 profile_run,,x,,").engine_v1);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.24.0 docker,,x,,").engine_v1);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,").engine_v1);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM v0.6.5-dev,,x,,").engine_v1);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_v1);
 }
 
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
