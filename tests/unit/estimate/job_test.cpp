@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "tiny_models.hpp"
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
 #include "trace/error.hpp"
@@ -22,11 +23,7 @@ namespace {
 
 constexpr std::int64_t k_params = 202'048;
 
-const char* k_tiny = R"({
-  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
-})";
+const char* const k_tiny = trace::test::k_tiny_llama;
 
 trace::JobEstimate estimate(const trace::Job& job) {
   const trace::ModelDescription model = trace::parse_model_config(k_tiny);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "tiny_models.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
@@ -12,11 +13,7 @@
 
 namespace {
 
-const char* k_tiny = R"({
-  "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-  "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16"
-})";
+const char* const k_tiny = trace::test::k_tiny_llama;
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 

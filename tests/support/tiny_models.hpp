@@ -1,5 +1,6 @@
 #pragma once
-// The tiny configs the cost tests derive their numbers from by hand (see each test's header).
+// The tiny configs the cost, job and validation tests derive their numbers from by hand (see
+// each test's header).
 namespace trace::test {
 
 // Llama: hidden 64, 2 layers, 4 heads x 16, 2 kv heads, intermediate 128, vocab 1000, untied:
