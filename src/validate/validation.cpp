@@ -52,23 +52,35 @@ LossImpl loss_named_in(const std::string& text) {  // text: lower case
   return LossImpl::full;
 }
 
-// The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout 0"), else
-// the framework's default where the text names one whose default is not 0 (LitGPT: 0.05 in
-// finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
-double lora_dropout_in(const std::string& text) {  // text: lower case
-  for (std::size_t at = text.find("dropout"); at != std::string::npos;
-       at = text.find("dropout", at + 1)) {
-    // "dropout 0.1", "dropout=0.1", "dropout: 0.1", "dropout_p 0.05"
-    std::size_t digit = at + 7;
-    if (text.compare(digit, 2, "_p") == 0) digit += 2;
+// The number a row's text gives right after `key`, separated by spaces, '=' or ':'
+// ("max_num_batched_tokens 8192", "dropout=0.1", "max_num_batched_tokens 64,000"), as written
+// without its thousands commas; nothing when the key is absent or followed by anything else
+// ("> 64000" is a bound, not a setting).
+std::optional<std::string> number_after(const std::string& text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    std::size_t digit = at + key.size();
     while (digit < text.size() && (text[digit] == ' ' || text[digit] == '=' || text[digit] == ':')) {
       ++digit;
     }
-    if (digit < text.size() && text[digit] >= '0' && text[digit] <= '9') {
-      std::size_t end = digit;
-      while (end < text.size() && ((text[end] >= '0' && text[end] <= '9') || text[end] == '.')) ++end;
-      if (const std::optional<double> value = number_cell(text.substr(digit, end - digit));
-          value && *value >= 0 && *value < 1) {
+    std::string number;
+    for (; digit < text.size() &&
+           ((text[digit] >= '0' && text[digit] <= '9') || text[digit] == ',' || text[digit] == '.');
+         ++digit) {
+      if (text[digit] != ',') number += text[digit];
+    }
+    while (!number.empty() && number.back() == '.') number.pop_back();  // a sentence's full stop
+    if (!number.empty()) return number;
+  }
+  return std::nullopt;
+}
+
+// The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout_p 0.05",
+// "dropout 0"), else the framework's default where the text names one whose default is not 0
+// (LitGPT: 0.05 in finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
+double lora_dropout_in(const std::string& text) {  // text: lower case
+  for (const std::string_view key : {"dropout", "dropout_p"}) {
+    if (const std::optional<std::string> written = number_after(text, key)) {
+      if (const std::optional<double> value = number_cell(*written); value && *value >= 0 && *value < 1) {
         return *value;
       }
     }
@@ -77,27 +89,6 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
     return 0.05;
   }
   return 0.0;
-}
-
-// The number a row's text gives right after `key` ("max_num_batched_tokens 8192",
-// "max_num_batched_tokens=64,000"); nothing when the key is absent or followed by anything else
-// ("> 64000" is a bound, not a setting).
-std::optional<std::int64_t> setting_in(const std::string& text, std::string_view key) {
-  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-    std::size_t digit = at + key.size();
-    while (digit < text.size() && (text[digit] == ' ' || text[digit] == '=' || text[digit] == ':')) {
-      ++digit;
-    }
-    std::string number;
-    for (; digit < text.size() && ((text[digit] >= '0' && text[digit] <= '9') || text[digit] == ',');
-         ++digit) {
-      if (text[digit] != ',') number += text[digit];
-    }
-    if (const std::optional<std::int64_t> value = count_cell(number); value && *value > 0) {
-      return value;
-    }
-  }
-  return std::nullopt;
 }
 
 // Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
@@ -145,7 +136,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.context = *seq;
   } else if (task != "kv_capacity" && task != "activation_only") {
     // Only the floor is known: the job at one token (validate_rows).
-    row.floor_reason = "job_seq_len is empty";
+    row.seq_len_unknown = true;
     job.seq_len = job.context = 1;
   } else {
     job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
@@ -158,7 +149,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   const std::optional<std::int64_t> gpus = count_cell(get("job_gpus"));
   const std::string sharding_cell = to_lower(get("job_sharding"));
   job.gpus = gpus.value_or(1);
-  const bool gpus_unknown = !gpus && !sharding_cell.empty() && sharding_cell != "single";
+  row.gpus_unknown = !gpus && !sharding_cell.empty() && sharding_cell != "single";
   job.tp = count_cell(get("job_tp")).value_or(1);
   job.pp = count_cell(get("job_pp")).value_or(1);
   if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
@@ -173,11 +164,9 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
   job.sharding = *parsed_sharding;
   if (job.gpus % (job.tp * job.pp) != 0) job.gpus = job.tp * job.pp;
-  if (gpus_unknown) {
+  if (row.gpus_unknown) {
     // The floor over card counts: the job spread over about 1,024 GPUs.
     job.gpus = job.tp * job.pp * std::max<std::int64_t>(1, 1024 / (job.tp * job.pp));
-    row.floor_reason += fmt::format("{}job_gpus is empty on a '{}' job",
-                                    row.floor_reason.empty() ? "" : " and ", sharding_cell);
   }
   const std::string checkpointing = get("job_grad_ckpt");
   if (const auto value = parse_checkpointing(checkpointing.empty() ? "none" : checkpointing)) {
@@ -373,24 +362,27 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
     row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
     row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);
+    // vLLM's profile run: chunked prefill feeds max_num_batched_tokens (as the row states it,
+    // else the V1 engine's default: V1, from 0.8, always chunks); without chunking (V0's
+    // default, --no-enable-chunked-prefill, or a setting given only as a bound, "> 64000") it
+    // covers at least max_model_len.
     const std::string engine_text = to_lower(cell["seq_len"] + " " + cell["micro_batch"] + " " +
                                              cell["framework"] + " " + cell["notes"]);
-    row.engine_batched_tokens = setting_in(engine_text, "max_num_batched_tokens");
-    // "max_num_batched_tokens > 64000": a bound, not the setting
+    row.engine_batched_tokens =
+        count_cell(number_after(engine_text, "max_num_batched_tokens").value_or(""));
     static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
-    row.engine_batched_tokens_unread =
-        !row.engine_batched_tokens && std::regex_search(engine_text, batched_bound);
     static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+))");
-    std::smatch version;
     const std::string framework_text = to_lower(cell["framework"]);
-    row.engine_v1 = framework_text.find("vllm v1") != std::string::npos;
-    if (std::regex_search(framework_text, version, vllm_version)) {
-      const std::int64_t major = count_cell(version[1].str()).value_or(0);
-      const std::int64_t minor = count_cell(version[2].str()).value_or(0);
-      row.engine_v1 = row.engine_v1 || major > 0 || minor >= 8;
+    bool v1 = framework_text.find("vllm v1") != std::string::npos;
+    if (std::smatch version; std::regex_search(framework_text, version, vllm_version)) {
+      v1 = v1 || count_cell(version[1].str()).value_or(0) > 0 ||
+           count_cell(version[2].str()).value_or(0) >= 8;
     }
-    row.chunked_prefill_off = engine_text.find("no-enable-chunked-prefill") != std::string::npos ||
-                              engine_text.find("chunked prefill off") != std::string::npos;
+    row.engine_chunked_prefill =
+        engine_text.find("no-enable-chunked-prefill") == std::string::npos &&
+        engine_text.find("chunked prefill off") == std::string::npos &&
+        !(!row.engine_batched_tokens && std::regex_search(engine_text, batched_bound)) &&
+        (row.engine_batched_tokens || v1);
     const std::string counter = to_lower(cell["job_counter"]);
     if (counter == "allocated" || counter == "active") {
       row.counter = MemoryCounter::allocated;
@@ -478,15 +470,10 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
             job.context > 0 ? job.context
                             : (model.max_position_embeddings > 0 ? model.max_position_embeddings
                                                                  : 4096);
-        // With chunked prefill the profile run feeds max_num_batched_tokens (as stated, else
-        // engine_profile_tokens on vLLM's V1 engine, where chunked prefill is always on);
-        // without it, at least max_model_len (V0's default, --no-enable-chunked-prefill, and a
-        // setting the row names but trace cannot read).
-        const bool chunked = !row.chunked_prefill_off && !row.engine_batched_tokens_unread &&
-                             (row.engine_batched_tokens || row.engine_v1);
         const std::int64_t profile_tokens =
-            chunked ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
-                    : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
+            row.engine_chunked_prefill
+                ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
+                : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
         // The engine's profile run: the checkpoint as stored (a quantized one at its stored
         // size) and one forward pass over profile_tokens.
         Job profile = job;
@@ -539,18 +526,20 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
         result.predicted_fit = peak + a.memory.cuda_context_bytes <=
                                budget_bytes(usable, a.memory.headroom_fraction);
-        if (!row.floor_reason.empty()) {
+        if (row.seq_len_unknown || row.gpus_unknown) {
           // The floor (one token; 1,024 GPUs) is a lower bound: it proves "does not fit" when
           // it exceeds the card, and says nothing otherwise.
           if (result.predicted_fit) {
-            throw ConfigError(fmt::format(
-                "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
-                row.floor_reason,
-                row.floor_reason.find("seq_len") != std::string::npos
-                    ? (row.floor_reason.find("gpus") != std::string::npos ? "one token, 1,024 GPUs"
-                                                                          : "one token")
-                    : "1,024 GPUs",
-                static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
+            const std::string missing =
+                row.seq_len_unknown && row.gpus_unknown ? "job_seq_len and job_gpus are empty"
+                : row.seq_len_unknown                   ? "job_seq_len is empty"
+                                                        : "job_gpus is empty on a sharded job";
+            const std::string floor = row.seq_len_unknown && row.gpus_unknown ? "one token, 1,024 GPUs"
+                                      : row.seq_len_unknown                   ? "one token"
+                                                                              : "1,024 GPUs";
+            throw ConfigError(fmt::format("{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
+                                          missing, floor,
+                                          static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
           }
           result.floor_only = true;
         }

@@ -29,24 +29,21 @@ struct MeasuredRow {
   std::string config_file;  ///< resolved by the caller's loader; empty: no config
   Job job;
   std::string job_error;    ///< a job_* cell trace cannot read (the row is then unplanned)
-  /// Why only the job's floor is known (job_seq_len empty: the job at one token; job_gpus empty
-  /// on a sharded job: over 1,024 ranks); a floor can prove "does not fit", never "fits".
-  std::string floor_reason;
+  /// Only the job's floor is known: job_seq_len is empty (the job at one token), job_gpus is
+  /// empty on a sharded job (the job over 1,024 GPUs). A floor can prove "does not fit", never
+  /// "fits".
+  bool seq_len_unknown = false;
+  bool gpus_unknown = false;
   double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
   bool oom = false;
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
   std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged
   double gpu_memory_utilization = 0.9;
-  /// Engine rows: the max_num_batched_tokens the row states (its profile run's prefill), and
-  /// whether it says chunked prefill is off (the profile run then covers max_model_len).
+  /// Engine rows: the max_num_batched_tokens the row states, and whether the engine prefills in
+  /// chunks (its profile run then feeds those tokens, not max_model_len).
   std::optional<std::int64_t> engine_batched_tokens;
-  bool chunked_prefill_off = false;
-  /// The text gives max_num_batched_tokens only as a bound ("> 64000").
-  bool engine_batched_tokens_unread = false;
-  /// vLLM's V1 engine (0.8 and later, or "V1"): chunked prefill always on, so the profile run
-  /// feeds max_num_batched_tokens, not max_model_len.
-  bool engine_v1 = false;
+  bool engine_chunked_prefill = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),

@@ -134,6 +134,8 @@ TEST_CASE("the validator reads LoRA dropout and nf4 double quantization from the
         Approx(0.05));
   CHECK(one_row("lora", "bf16", "HF,x; lora_dropout 0.1; y,x,,").job.lora_dropout == Approx(0.1));
   CHECK(one_row("lora", "bf16", "HF,default (alpha 16; dropout 0),x,,").job.lora_dropout == 0);
+  CHECK(one_row("lora", "bf16", "swift,--lora_dropout_p 0.05,x,,").job.lora_dropout == Approx(0.05));
+  CHECK(one_row("lora", "bf16", "HF,lora_dropout=0.1.,x,,").job.lora_dropout == Approx(0.1));
   // LitGPT's default (finetune/lora.py and its config_hub yamls), PEFT's otherwise
   CHECK(one_row("lora", "bf16", "litgpt finetune,,x,,").job.lora_dropout == Approx(0.05));
   CHECK(one_row("lora", "bf16", "HF Trainer + PEFT,,x,,").job.lora_dropout == 0);
@@ -158,23 +160,27 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK(one_row("full", "n/a", "HF,load = 2631 MiB total (1343 MiB context),pynvml,,")
             .measured_context_bytes == 1343LL << 20);
   CHECK_FALSE(one_row("full", "n/a", "HF,,pynvml,,").measured_context_bytes.has_value());
-  const trace::MeasuredRow chunked = one_row(
+  // vLLM's profile run: chunked over the stated max_num_batched_tokens, or on the V1 engine
+  // (0.8 and later) over its default; else over max_model_len
+  const trace::MeasuredRow stated = one_row(
       "kv_capacity", "bf16", "vLLM,,x,,max_model_len 200000; max_num_batched_tokens 8192");
-  CHECK(chunked.engine_batched_tokens == 8192);
-  CHECK_FALSE(chunked.chunked_prefill_off);
-  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,max_num_batched_tokens > 64000")
-                  .engine_batched_tokens.has_value());
-  CHECK(one_row("kv_capacity", "bf16", "vLLM,--no-enable-chunked-prefill,x,,").chunked_prefill_off);
-  CHECK(one_row("kv_capacity", "bf16", "vLLM,,x,,max_num_batched_tokens > 64000")
-            .engine_batched_tokens_unread);
-  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM 0.8.3,,x,,default max_num_batched_tokens")
-                  .engine_batched_tokens_unread);
-  // vLLM's V1 engine (0.8 and later): chunked prefill always on
-  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.8.3 profile_run,,x,,").engine_v1);
-  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.24.0 docker,,x,,").engine_v1);
-  CHECK(one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,").engine_v1);
-  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM v0.6.5-dev,,x,,").engine_v1);
-  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_v1);
+  CHECK(stated.engine_batched_tokens == 8192);
+  CHECK(stated.engine_chunked_prefill);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM,,x,,\"max_num_batched_tokens=64,000\"")
+            .engine_batched_tokens == 64'000);
+  const trace::MeasuredRow bound =
+      one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,max_num_batched_tokens > 64000");
+  CHECK_FALSE(bound.engine_batched_tokens.has_value());
+  CHECK_FALSE(bound.engine_chunked_prefill);
+  CHECK_FALSE(one_row("kv_capacity", "bf16",
+                      "vLLM,--no-enable-chunked-prefill,x,,max_num_batched_tokens 8192")
+                  .engine_chunked_prefill);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.8.3 profile_run,,x,,default max_num_batched_tokens")
+            .engine_chunked_prefill);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.24.0 docker,,x,,").engine_chunked_prefill);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,").engine_chunked_prefill);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM v0.6.5-dev,,x,,").engine_chunked_prefill);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_chunked_prefill);
 }
 
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
@@ -206,14 +212,15 @@ TEST_CASE("a row without a length or a card count is judged by its floor", "[val
       row_line("3", "full", "128", "", "zero3", "n/a", "1", "", "1", "x,,x,,"));
   REQUIRE(board.results.size() == 3);
   CHECK_FALSE(board.results[0].planned);
-  CHECK(board.results[0].reason.find("job_seq_len is empty") != std::string::npos);
+  CHECK(board.results[0].reason.find("job_seq_len is empty; its floor (one token)") != std::string::npos);
   CHECK(board.results[0].reason.find("which fits, so no verdict") != std::string::npos);
   CHECK(board.results[1].planned);
   CHECK(board.results[1].floor_only);
   CHECK_FALSE(board.results[1].predicted_fit);
   CHECK_FALSE(board.results[1].relative_error.has_value());  // a floor is not an estimate
   CHECK_FALSE(board.results[2].planned);
-  CHECK(board.results[2].reason.find("job_gpus is empty on a 'zero3' job") != std::string::npos);
+  CHECK(board.results[2].reason.find("job_gpus is empty on a sharded job; its floor (1,024 GPUs)") !=
+        std::string::npos);
   CHECK(board.oom_rows == 3);
   CHECK(board.oom_flagged == 1);
 }
