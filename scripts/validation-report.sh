@@ -35,7 +35,10 @@ How to read it:
   is read as `max_memory_allocated`. `kv_capacity` rows compare the KV pool the engine logged;
   `activation_only` rows the engine's profiled activation peak (over the row's stated
   `max_num_batched_tokens` under chunked prefill, or 8,192 on vLLM's V1 engine — 0.8 and
-  later — where chunked prefill is always on; else at least `max_model_len`).
+  later — where chunked prefill is always on; else at least `max_model_len`). The KV cache a
+  `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
+  whole on each rank); MLA layers are cached per head, V padded, on vLLM before 0.7.1 or with
+  `VLLM_MLA_DISABLE=1` (memory.md, "MLA cache layout").
 - **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
   constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
   or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, else `full`; see

@@ -41,6 +41,7 @@ struct PlanOptions {
   std::string dtype;
   std::string kv_dtype;  ///< empty: the checkpoint's (fp8 when it ships FP8 KV scales), else bf16
   std::string ssm_dtype;
+  std::string mla_cache = "latent";
   std::vector<std::string> gpus;
   std::string gpu_table;
   std::int64_t cuda_context_mib = 512;
@@ -203,6 +204,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "for fp32 checkpoints");
   app.add_option("--kv-dtype", options.kv_dtype,
                  "KV cache dtype; default: fp8 when the checkpoint ships FP8 KV scales, else bf16");
+  app.add_option("--mla-cache", options.mla_cache,
+                 "how serving caches MLA layers: latent (vLLM >= 0.7.1, SGLang), per-head "
+                 "(transformers), per-head-padded (vLLM < 0.7.1: V padded to K's width)")
+      ->check(CLI::IsMember({"latent", "per-head", "per-head-padded"}))
+      ->capture_default_str();
   app.add_flag("--serve-mtp", a.serve_mtp,
                "serving also loads the MTP layers (speculative decoding); default: not loaded");
   app.add_option("--ssm-dtype", options.ssm_dtype,
@@ -459,6 +465,9 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
     request.kv_dtype_from_config = false;
   }
+  request.assumptions.mla_cache = options.mla_cache == "per-head"          ? MlaCache::per_head
+                                 : options.mla_cache == "per-head-padded" ? MlaCache::per_head_padded
+                                                                          : MlaCache::latent;
   if (!options.ssm_dtype.empty()) {
     request.assumptions.ssm_dtype = require_dtype(options.ssm_dtype, "--ssm-dtype");
   }

@@ -227,7 +227,8 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   const std::vector<MoeLayer> layers = moe_layers(model);
   const std::int64_t mean_context = request.context_in + request.context_out / 2;
   const double kv_per_request =
-      static_cast<double>(kv_cache_bytes(model, std::max<std::int64_t>(1, mean_context), job.kv_dtype));
+      static_cast<double>(kv_cache_bytes(model, std::max<std::int64_t>(1, mean_context), job.kv_dtype,
+                                         {1, memory.mla_cache}));
   const double state_per_request = static_cast<double>(
       ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes));
   const double decode_flops = decode_token_flops(model, params, std::max<std::int64_t>(1, mean_context)).total();

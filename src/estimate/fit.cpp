@@ -9,13 +9,15 @@ namespace trace {
 
 namespace {
 
-std::int64_t attention_heads(const ModelDescription& model, bool kv) {
+std::int64_t attention_heads(const ModelDescription& model, bool kv, MlaCache mla_cache) {
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
     for (const Block& block : stack.blocks) {
       const Attention& attention = block.attention;
       // MLA's latent is one shared "head": every tensor-parallel rank keeps all of it.
-      if (attention.kind == AttentionKind::mla) return kv ? 1 : attention.num_heads;
+      if (attention.kind == AttentionKind::mla) {
+        return kv && mla_cache == MlaCache::latent ? 1 : attention.num_heads;
+      }
       if (attention.kind != AttentionKind::standard) continue;
       return kv ? attention.num_kv_heads : attention.num_heads;
     }
@@ -102,7 +104,7 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
   if (concurrency < 1) return 0;
   const std::int64_t state = ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes);
   const auto fits = [&](std::int64_t context) {
-    const std::int64_t per_request = checked_add(kv_cache_bytes(model, context, a.kv_dtype), state);
+    const std::int64_t per_request = checked_add(kv_cache_bytes(model, context, a.kv_dtype, {1, a.mla_cache}), state);
     // compare without overflow: fixed + concurrency x per_request <= budget
     if (budget_bytes < fixed_bytes) return false;
     return per_request <= (budget_bytes - fixed_bytes) / concurrency;
@@ -121,8 +123,8 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,
                                const MemoryAssumptions& assumptions) {
-  const std::int64_t heads = attention_heads(model, false);
-  const std::int64_t kv_heads = attention_heads(model, true);
+  const std::int64_t heads = attention_heads(model, false, assumptions.mla_cache);
+  const std::int64_t kv_heads = attention_heads(model, true, assumptions.mla_cache);
   std::vector<CardFit> fits;
   for (const GpuSpec* gpu : gpus) {
     CardFit card;

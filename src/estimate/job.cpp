@@ -211,9 +211,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         job.weight_bytes ? *job.weight_bytes
                          : (job.base_nf4 ? nf4_model_bytes(linears(), total, job.nf4_double_quant, 2, a) : bytes_for(total, dtype));
     b.weights = ceil_div(weights, model_split);
-    b.kv_cache = ceil_div(checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype),
-                                      job.concurrency),
-                          job.tp);
+    b.kv_cache = checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, {job.tp, a.mla_cache}),
+                             job.concurrency);
     b.ssm_state = checked_mul(
         ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes), job.concurrency);
     // Prefill: the widest layer's working set over the prompts; fp32 logits of the last token

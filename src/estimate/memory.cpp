@@ -147,21 +147,33 @@ bool lora_adapts(LoraTargets targets, std::string_view name) {
 
 namespace {
 
-// KV-cache values one token holds in one layer's attention.
-std::int64_t kv_values_per_token(const Attention& attention) {
+// KV-cache values one token holds in one layer's attention on one tensor-parallel rank.
+std::int64_t kv_values_per_token(const Attention& attention, const KvSplit& split) {
+  // Heads split over the ranks; past `heads` ranks each keeps one (vLLM replicates KV heads).
+  const auto heads_per_rank = [&split](std::int64_t heads) {
+    return ceil_div(std::max<std::int64_t>(heads, 1), std::max<std::int64_t>(split.tp, 1));
+  };
   switch (attention.kind) {
     case AttentionKind::none:
     case AttentionKind::linear: return 0;
     case AttentionKind::mla: {
+      const MlaShape& m = attention.mla;
+      const std::int64_t k_width = m.qk_nope_head_dim + m.qk_rope_head_dim;
+      switch (split.mla) {
+        case MlaCache::per_head:
+          return heads_per_rank(attention.num_heads) * (k_width + m.v_head_dim);
+        case MlaCache::per_head_padded: return heads_per_rank(attention.num_heads) * 2 * k_width;
+        case MlaCache::latent: break;
+      }
       // The compressed latent and the shared rope key (what vLLM/SGLang cache), plus the
-      // lightning indexer's keys on DeepSeek-V3.2.
-      std::int64_t values = attention.mla.kv_lora_rank + attention.mla.qk_rope_head_dim;
+      // lightning indexer's keys on DeepSeek-V3.2; not split by tensor parallelism.
+      std::int64_t values = m.kv_lora_rank + m.qk_rope_head_dim;
       if (attention.indexer) values += attention.indexer->head_dim;
       return values;
     }
     case AttentionKind::standard: break;
   }
-  return 2 * attention.num_kv_heads * attention.head_dim;
+  return 2 * heads_per_rank(attention.num_kv_heads) * attention.head_dim;
 }
 
 }  // namespace
@@ -222,7 +234,8 @@ std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_
   return checked_product({widest, tokens, assumptions.activation_bytes}, "the activations");
 }
 
-std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype) {
+std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
+                            KvSplit split) {
   std::int64_t values = 0;
   for (const Stack& stack : model.stacks) {
     // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
@@ -237,10 +250,10 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
     };
     for (const Block& block : stack.blocks) {
       const Attention& attention = block.attention;
-      values = checked_add(values, checked_mul(kv_values_per_token(attention),
+      values = checked_add(values, checked_mul(kv_values_per_token(attention, split),
                                                cached_tokens(attention), "the KV cache"));
       if (block.cross_attention) {
-        values = checked_add(values, checked_mul(kv_values_per_token(*block.cross_attention),
+        values = checked_add(values, checked_mul(kv_values_per_token(*block.cross_attention, split),
                                                  cached_tokens(*block.cross_attention),
                                                  "the KV cache"));
       }
@@ -405,12 +418,13 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.breakdown.overhead = a.cuda_context_bytes;
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
-  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype),
+  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache}),
                                          estimate.ssm_state_bytes_per_sequence);
   // What one more token of context adds (a cross-attention source of fixed length, Mllama's
   // image tokens, is per sequence and stays out).
   estimate.kv_cache_bytes_per_token =
-      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype) - kv_cache_bytes(model, 1, a.kv_dtype)
+      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype, {1, a.mla_cache}) -
+                          kv_cache_bytes(model, 1, a.kv_dtype, {1, a.mla_cache})
                     : 0;
   serve.breakdown.kv_cache =
       checked_mul(serve.per_sequence_bytes - estimate.ssm_state_bytes_per_sequence, a.concurrency,

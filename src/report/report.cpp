@@ -32,6 +32,7 @@ ServingPlan serve_on_fewest_cards(const JobEstimator& estimator, const Report& r
                                   const GpuSpec& gpu) {
   ServingRequest request = base;
   request.gpus = card.serve.min_cards.value_or(1);
+  request.tp = 0;  // the search picks the card count; tensor parallelism spans all of them
   ServingPlan plan;
   for (int attempt = 0; attempt < 8 && request.gpus <= 1024; ++attempt, request.gpus *= 2) {
     plan = plan_serving(estimator, serving_job(report), report.cost, request, gpu);

@@ -371,12 +371,21 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     row.engine_batched_tokens =
         count_cell(number_after(engine_text, "max_num_batched_tokens").value_or(""));
     static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
-    static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+))");
+    static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+)(?:\.(\d+))?)");
     const std::string framework_text = to_lower(cell["framework"]);
     bool v1 = framework_text.find("vllm v1") != std::string::npos;
     if (std::smatch version; std::regex_search(framework_text, version, vllm_version)) {
-      v1 = v1 || count_cell(version[1].str()).value_or(0) > 0 ||
-           count_cell(version[2].str()).value_or(0) >= 8;
+      const std::int64_t major = count_cell(version[1].str()).value_or(0);
+      const std::int64_t minor = count_cell(version[2].str()).value_or(0);
+      const std::int64_t patch = count_cell(version[3].str()).value_or(0);
+      v1 = v1 || major > 0 || minor >= 8;
+      // vLLM caches MLA's latent from 0.7.1 (Feb 2025); before, K and V per head, V padded.
+      if (major == 0 && (minor < 7 || (minor == 7 && patch < 1))) {
+        row.engine_mla_cache = MlaCache::per_head_padded;
+      }
+    }
+    if (engine_text.find("vllm_mla_disable=1") != std::string::npos) {
+      row.engine_mla_cache = MlaCache::per_head_padded;
     }
     row.engine_chunked_prefill =
         engine_text.find("no-enable-chunked-prefill") == std::string::npos &&
@@ -496,15 +505,16 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           const std::int64_t non_torch =
               a.engine_non_torch_bytes + (job.tp > 1 ? a.engine_tp_comm_bytes : 0);
           const std::int64_t kv_pool = budget - weights - non_torch - activation;
+          const KvSplit kv_split{job.tp, row.engine_mla_cache};
           const std::int64_t per_sequence =
-              ceil_div(kv_cache_bytes(model, max_len, Dtype::bf16), job.tp) +
+              kv_cache_bytes(model, max_len, Dtype::bf16, kv_split) +
               ssm_state_bytes(model, effective_ssm_dtype(model, a.memory), a.memory.conv_state_bytes);
           result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
           result.predicted_fit = kv_pool >= per_sequence;
           // Compared with the KV pool the engine logged.
           result.measured_gib = row.kv_cache_gib;
           if (!result.measured_gib && row.kv_tokens) {
-            const std::int64_t per_token = ceil_div(kv_cache_bytes(model, 1, Dtype::bf16), job.tp);
+            const std::int64_t per_token = kv_cache_bytes(model, 1, Dtype::bf16, kv_split);
             result.measured_gib =
                 static_cast<double>(checked_mul(*row.kv_tokens, per_token)) / k_gib_f;
           }

@@ -17,6 +17,20 @@ namespace trace {
 inline constexpr std::int64_t k_gib = 1LL << 30;
 inline constexpr std::int64_t k_mib = 1LL << 20;
 
+/// How an engine caches an MLA layer (DeepSeek-V2/V3, Kimi): the compressed latent, or K and V
+/// decompressed per head (docs/memory.md, "KV cache").
+enum class MlaCache {
+  latent,           ///< kv_lora_rank + rope key, one copy on every TP rank (vLLM >= 0.7.1, SGLang)
+  per_head,         ///< heads x (qk_nope + qk_rope) K + heads x v_head_dim V (transformers)
+  per_head_padded,  ///< V zero-padded to K's width: heads x 2 x (qk_nope + qk_rope) (vLLM < 0.7.1)
+};
+
+/// One tensor-parallel rank's share of a KV cache.
+struct KvSplit {
+  std::int64_t tp = 1;
+  MlaCache mla = MlaCache::latent;
+};
+
 struct MemoryAssumptions {
   // Workload.
   std::int64_t seq_len = 2048;  ///< training tokens per sequence
@@ -53,6 +67,7 @@ struct MemoryAssumptions {
   /// tensor parallel.
   bool expert_parallel = false;
   Dtype kv_dtype = Dtype::bf16;
+  MlaCache mla_cache = MlaCache::latent;  ///< MLA layers' cache layout (--mla-cache)
   /// Serving loads the MTP layers too (speculative decoding). Off by default: vLLM and SGLang
   /// load them only when speculative decoding is configured.
   bool serve_mtp = false;
@@ -120,10 +135,13 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
 std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_t tokens,
                                       const MemoryAssumptions& assumptions);
 
-/// KV-cache bytes one sequence of `context` tokens holds: 2 (K and V) x kv heads x head_dim x
-/// min(context, window) per self-attention layer (+ cross-attention over `context` encoder
-/// tokens for encoder-decoders); encoder-only models cache nothing.
-std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype);
+/// KV-cache bytes one sequence of `context` tokens holds on one tensor-parallel rank: 2 (K and V)
+/// x ceil(kv heads / tp) x head_dim x min(context, window) per self-attention layer (past kv
+/// heads ranks the heads are replicated, as vLLM does; an MLA latent is whole on every rank)
+/// (+ cross-attention over `context` encoder tokens for encoder-decoders); encoder-only models
+/// cache nothing.
+std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
+                            KvSplit split = {});
 
 /// Mamba state one sequence holds while served, independent of its length: per SSM layer,
 /// conv state (conv_kernel - 1) x conv channels x conv_state_bytes + SSM state (mamba2: heads x

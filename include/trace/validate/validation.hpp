@@ -44,6 +44,9 @@ struct MeasuredRow {
   /// chunks (its profile run then feeds those tokens, not max_model_len).
   std::optional<std::int64_t> engine_batched_tokens;
   bool engine_chunked_prefill = false;
+  /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with
+  /// VLLM_MLA_DISABLE); the latent otherwise.
+  MlaCache engine_mla_cache = MlaCache::latent;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),

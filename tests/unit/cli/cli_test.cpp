@@ -180,6 +180,23 @@ TEST_CASE("workload flags reach the plan", "[cli][json]") {
         base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
 }
 
+TEST_CASE("serving over --gpus with --tp: KV per rank, MLA latent or per head", "[cli][json][kv]") {
+  // DeepSeek-V3: 61 MLA layers, 128 heads, K 128 + 64 = 192 wide, latent 512 + 64 = 576.
+  // The latent is whole on each of the 8 ranks: 61 x 576 x 2 bytes x 1,000 tokens. Every card
+  // of the table is planned too (their own card counts, not --tp 8).
+  const std::vector<std::string> args = {"deepseek-ai/DeepSeek-V3", "--json", "--mode", "serve",
+                                         "--context", "1000", "--gpus", "8", "--tp", "8"};
+  const nlohmann::json latent = run_json(args);
+  CHECK(latent["estimate"]["breakdown"]["kv_cache"] == 61LL * 576 * 2 * 1000);
+  // vLLM before 0.7.1: 16 heads per rank x (K 192 + V padded to 192).
+  std::vector<std::string> padded = args;
+  padded.insert(padded.end(), {"--mla-cache", "per-head-padded"});
+  CHECK(run_json(padded)["estimate"]["breakdown"]["kv_cache"] == 61LL * 16 * 2 * 192 * 2 * 1000);
+  std::vector<std::string> bad = args;
+  bad.insert(bad.end(), {"--mla-cache", "compressed"});
+  CHECK(run(bad).exit_code == trace::cli::k_exit_bad_input);
+}
+
 TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
   REQUIRE(plan.at("cards").size() == 2);

@@ -42,6 +42,31 @@ TEST_CASE("KV cache: encoders hold none, T5's decoder holds self + cross", "[mem
                               trace::Dtype::bf16) == 2LL * (2 * 8 * 64) * 6 * 512 * 2);
 }
 
+TEST_CASE("KV cache per tensor-parallel rank: heads split, then replicated", "[memory][kv]") {
+  const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-8B");
+  // 8 kv heads: TP 4 keeps 2 per rank (2 x 32 x 2 x 128 x 2 = 32,768 bytes per token); from
+  // TP 8 on each rank keeps one head (16,384), as vLLM replicates KV heads past their count.
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16, {4}) == 32'768);
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16, {8}) == 16'384);
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16, {16}) == 16'384);
+}
+
+TEST_CASE("KV cache: an MLA layer as latent, per head, or per head with V padded", "[memory][kv]") {
+  // DeepSeek-V2 (236B): 60 layers, 128 heads, qk_nope 128 + qk_rope 64 = 192, v_head_dim 128,
+  // kv_lora_rank 512.
+  const trace::ModelDescription v2 = trace::test::fixture("deepseek-ai--DeepSeek-V2.reconstructed.json");
+  using trace::MlaCache;
+  // Latent: (512 + 64) x 60 x 2 bytes = 69,120 per token, whole on every TP rank.
+  CHECK(trace::kv_cache_bytes(v2, 1, trace::Dtype::bf16) == 69'120);
+  CHECK(trace::kv_cache_bytes(v2, 1, trace::Dtype::bf16, {8, MlaCache::latent}) == 69'120);
+  // transformers' cache: 128 x (192 + 128) x 60 x 2 = 4,915,200; at TP 8, 16 heads per rank.
+  CHECK(trace::kv_cache_bytes(v2, 1, trace::Dtype::bf16, {1, MlaCache::per_head}) == 4'915'200);
+  CHECK(trace::kv_cache_bytes(v2, 1, trace::Dtype::bf16, {8, MlaCache::per_head}) == 614'400);
+  // vLLM before 0.7.1 (V padded to 192): 16 x 2 x 192 x 60 x 2 = 737,280 per token at TP 8.
+  CHECK(trace::kv_cache_bytes(v2, 1, trace::Dtype::bf16, {8, MlaCache::per_head_padded}) ==
+        737'280);
+}
+
 TEST_CASE("training activations: GPT-2 small by hand", "[memory][activations]") {
   const trace::ModelDescription gpt2 = catalog_model("gpt2");
   trace::MemoryAssumptions a;

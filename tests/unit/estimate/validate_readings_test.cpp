@@ -183,6 +183,21 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_chunked_prefill);
 }
 
+TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[validate][kv]") {
+  using trace::MlaCache;
+  // MLA caching arrived in vLLM 0.7.1; before it (or with VLLM_MLA_DISABLE=1) K and V per head.
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.5.4 docker,,x,,").engine_mla_cache ==
+        MlaCache::per_head_padded);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.7.0,,x,,").engine_mla_cache ==
+        MlaCache::per_head_padded);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.7.1,,x,,").engine_mla_cache == MlaCache::latent);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.24.0,,x,,").engine_mla_cache == MlaCache::latent);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.9.2,VLLM_MLA_DISABLE=1,x,,").engine_mla_cache ==
+        MlaCache::per_head_padded);
+  CHECK(one_row("kv_capacity", "bf16", "SGLang (Aug 2025),,x,,").engine_mla_cache ==
+        MlaCache::latent);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 7,822,976 allocated bytes (job_test.cpp). Reserved memory
   // is read through the 5% headroom: ceil(7,822,976 / 0.95) = 8,234,712; a whole-process counter
