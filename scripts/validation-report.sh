@@ -53,10 +53,14 @@ How to read it:
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
   ("compile" in `framework` + `notes`).
-- **floors**: a training or serve row without `job_seq_len`, or a sharded one without
-  `job_gpus`, has no single job; trace plans its floor (one token; the job spread over 1,024
-  GPUs), a lower bound. A floor over the card is a "does not fit" (and counts as planned, with
-  no error); a floor that fits says nothing, and the row is listed below as not planned.
+- **floors**: a training or serve row without `job_seq_len`, a sharded one without
+  `job_gpus`, or one whose `job_optimizer` is marked `(assumed)` (the CSV's guess, not the
+  source's word) has no single job; trace plans its floor (one token; the job spread over 1,024
+  GPUs; no optimizer state), a lower bound. A floor over the card is a "does not fit" (and
+  counts as planned, with no error); a floor that fits says nothing, and the row is listed
+  below as not planned. (The pythia-410m SDPA-benchmark rows 191–202 are the assumed-optimizer
+  rows: their floors land 0–21% above the measured peaks, AdamW's 11–85% above, so the
+  benchmark most likely took no optimizer step; the rows do not say so, hence no verdict.)
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,
   the same rule as `trace check`.
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
@@ -66,8 +70,8 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.63 --max-false-reject 0.05
---max-median-error 0.10 --max-p90-error 0.50`: a ratchet at today's scoreboard, which fails CI
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.65 --max-false-reject 0.05
+--max-median-error 0.10 --max-p90-error 0.46`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)
 are checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <map>
 #include <regex>
@@ -212,6 +213,11 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   const std::string optimizer = to_lower(get("job_optimizer"));
   if (optimizer.empty() || optimizer == "none") {
     job.optimizer = Optimizer::sgd;  // no optimizer state (serving rows)
+  } else if (optimizer.ends_with("(assumed)")) {
+    // The CSV's guess, not the source's word: only the floor (no optimizer state) is known.
+    row.optimizer_unknown = true;
+    row.job_optimizer_cell = get("job_optimizer");
+    job.optimizer = Optimizer::sgd;
   } else if (const auto value = parse_optimizer(optimizer)) {
     job.optimizer = *value;
   } else {
@@ -536,20 +542,28 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
         result.predicted_fit = peak + a.memory.cuda_context_bytes <=
                                budget_bytes(usable, a.memory.headroom_fraction);
-        if (row.seq_len_unknown || row.gpus_unknown) {
-          // The floor (one token; 1,024 GPUs) is a lower bound: it proves "does not fit" when
-          // it exceeds the card, and says nothing otherwise.
+        if (row.seq_len_unknown || row.gpus_unknown || row.optimizer_unknown) {
+          // The floor (one token; 1,024 GPUs; no optimizer state) is a lower bound: it proves
+          // "does not fit" when it exceeds the card, and says nothing otherwise.
           if (result.predicted_fit) {
-            const std::string missing =
-                row.seq_len_unknown && row.gpus_unknown ? "job_seq_len and job_gpus are empty"
-                : row.seq_len_unknown                   ? "job_seq_len is empty"
-                                                        : "job_gpus is empty on a sharded job";
-            const std::string floor = row.seq_len_unknown && row.gpus_unknown ? "one token, 1,024 GPUs"
-                                      : row.seq_len_unknown                   ? "one token"
-                                                                              : "1,024 GPUs";
-            throw ConfigError(fmt::format("{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
-                                          missing, floor,
-                                          static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
+            std::vector<std::string> missing, floor;
+            if (row.seq_len_unknown) {
+              missing.push_back("job_seq_len is empty");
+              floor.push_back("one token");
+            }
+            if (row.gpus_unknown) {
+              missing.push_back("job_gpus is empty on a sharded job");
+              floor.push_back("1,024 GPUs");
+            }
+            if (row.optimizer_unknown) {
+              missing.push_back(fmt::format("job_optimizer '{}' is assumed, not the source's",
+                                            row.job_optimizer_cell));
+              floor.push_back("no optimizer state");
+            }
+            throw ConfigError(fmt::format(
+                "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
+                fmt::join(missing, "; "), fmt::join(floor, ", "),
+                static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
           }
           result.floor_only = true;
         }

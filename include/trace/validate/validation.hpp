@@ -30,10 +30,14 @@ struct MeasuredRow {
   Job job;
   std::string job_error;    ///< a job_* cell trace cannot read (the row is then unplanned)
   /// Only the job's floor is known: job_seq_len is empty (the job at one token), job_gpus is
-  /// empty on a sharded job (the job over 1,024 GPUs). A floor can prove "does not fit", never
-  /// "fits".
+  /// empty on a sharded job (the job over 1,024 GPUs), the optimizer is assumed (below). A
+  /// floor can prove "does not fit", never "fits".
   bool seq_len_unknown = false;
   bool gpus_unknown = false;
+  /// job_optimizer is marked "(assumed)" (the CSV's guess, not the source's): the floor is the
+  /// job without optimizer state.
+  bool optimizer_unknown = false;
+  std::string job_optimizer_cell;
   double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
   bool oom = false;

@@ -239,3 +239,29 @@ TEST_CASE("a row without a length or a card count is judged by its floor", "[val
   CHECK(board.oom_rows == 3);
   CHECK(board.oom_flagged == 1);
 }
+
+TEST_CASE("an assumed optimizer is judged by the floor without optimizer state", "[validate]") {
+  const auto with_optimizer = [](std::string line, const std::string& optimizer) {
+    return line.replace(line.find(",adamw,"), 7, "," + optimizer + ",");
+  };
+  const trace::Scoreboard board = score(
+      // 0.4 GiB: even the floor (the CUDA context alone is 0.5 GiB) does not fit
+      with_optimizer(row_line("1", "full", "128", "1", "single", "n/a", "0.4", "", "1", "x,,x,,"),
+                     "adamw(assumed)") +
+      // the same job stated without optimizer state: the same bytes, a full estimate
+      with_optimizer(row_line("2", "full", "128", "1", "single", "n/a", "0.4", "", "1", "x,,x,,"),
+                     "sgd") +
+      // 1 GiB: the floor fits, and the assumed AdamW is not the source's word: no verdict
+      with_optimizer(row_line("3", "full", "128", "1", "single", "n/a", "1", "0.6", "0", "x,,x,,"),
+                     "adamw(assumed)"));
+  REQUIRE(board.results.size() == 3);
+  CHECK(board.results[0].planned);
+  CHECK(board.results[0].floor_only);
+  CHECK_FALSE(board.results[0].predicted_fit);
+  CHECK_FALSE(board.results[1].floor_only);
+  CHECK(board.results[0].estimate_gib == board.results[1].estimate_gib);
+  CHECK_FALSE(board.results[2].planned);
+  CHECK(board.results[2].reason.find("job_optimizer 'adamw(assumed)' is assumed, not the "
+                                     "source's; its floor (no optimizer state)") != std::string::npos);
+  CHECK(board.error_rows == 0);
+}
