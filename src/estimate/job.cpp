@@ -15,6 +15,7 @@
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/text_match.hpp"
 
 namespace trace {
@@ -59,43 +60,29 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
   return 0;
 }
 
-// The values of the Linears bitsandbytes quantizes: every Linear of the layers (not the head,
-// routers or MTP layers), and their output rows.
-struct QuantizableLinears {
-  std::int64_t values = 0;
-  std::int64_t rows = 0;
+// A base bitsandbytes quantizes on load, as it holds it: the tensors a bitsandbytes checkpoint
+// of the model stores (estimate_storage: nf4 packed two per byte with its absmax, or int8 with
+// an F32 scale per row, every Linear of the layers; the rest in bf16), MTP layers left out. (In
+// memory the 256-entry nested code book is shared, not per Linear: 1 KiB each, not subtracted.)
+struct BitsandbytesBase {
+  std::int64_t bytes = 0;              ///< with the unquantized rest in bf16
+  std::int64_t unquantized_params = 0;  ///< the rest (embeddings, head, norms, routers)
 };
 
-QuantizableLinears quantizable_linears(const std::vector<layout::NamedLinear>& linears) {
-  QuantizableLinears q;
-  for (const layout::NamedLinear& linear : linears) {
-    if (linear.mtp || linear.router || linear.name == "lm_head") continue;
-    q.values = checked_add(q.values, checked_product({linear.rows, linear.cols, linear.count}));
-    q.rows = checked_add(q.rows, checked_mul(linear.rows, linear.count));
-  }
-  return q;
-}
-
-// A bitsandbytes nf4 model: every quantizable Linear in nf4 (two values per byte; per 64 values
-// a U8 absmax with double quantization, plus an F32 per 256 blocks, else an F32 absmax), the
-// rest at `rest_bytes` (bf16, or fp32 after PEFT's prepare_model_for_kbit_training).
-std::int64_t nf4_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
-                             bool double_quant, std::int64_t rest_bytes,
-                             const MemoryAssumptions& a) {
-  const std::int64_t quantizable = quantizable_linears(linears).values;
-  const std::int64_t blocks = ceil_div(quantizable, a.nf4_block);
-  const std::int64_t absmax = double_quant ? blocks + ceil_div(blocks, 256) * 4 : blocks * 4;
-  return checked_add(checked_add(ceil_div(quantizable, 2), absmax),
-                     checked_mul(total - quantizable, rest_bytes));
-}
-
-// A bitsandbytes LLM.int8 model: every quantizable Linear in int8 with an F32 scale (SCB) per
-// output row, the rest at `rest_bytes`.
-std::int64_t int8_model_bytes(const std::vector<layout::NamedLinear>& linears, std::int64_t total,
-                              std::int64_t rest_bytes) {
-  const QuantizableLinears q = quantizable_linears(linears);
-  return checked_add(checked_add(q.values, checked_mul(q.rows, 4)),
-                     checked_mul(total - q.values, rest_bytes));
+BitsandbytesBase bitsandbytes_base(const ModelDescription& model, const ParameterCount& params,
+                                   QuantFormat format, bool double_quant) {
+  ModelDescription quantized = model;
+  quantized.torch_dtype = "bfloat16";
+  Quantization q;
+  q.format = format;
+  q.method = "bitsandbytes";
+  q.double_quant = double_quant;
+  quantized.quantization = q;
+  const StorageEstimate storage = estimate_storage(quantized, params);
+  BitsandbytesBase base;
+  base.bytes = storage.bytes - storage.mtp_bytes;
+  base.unquantized_params = params.total - params.mtp - storage.quantized_values;
+  return base;
 }
 
 // What LoRA dropout keeps per token (values, not bytes): each adapted Linear has its own
@@ -174,6 +161,7 @@ struct JobEstimator::Cache {
   std::map<std::pair<std::int64_t, LoraTargets>, std::int64_t> adapters;
   std::map<std::int64_t, std::vector<LayerActivation>> layers;
   std::map<LoraTargets, DropoutInputs> dropout_inputs;
+  std::map<std::pair<QuantFormat, bool>, BitsandbytesBase> bitsandbytes_bases;
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -204,12 +192,27 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     if (!cache.linears) cache.linears = layout::named_linears(model);
     return *cache.linears;
   };
+  // A bitsandbytes base with the unquantized rest at `rest_bytes` (bf16, or fp32 after PEFT's
+  // prepare_model_for_kbit_training).
+  const auto bitsandbytes_bytes = [&](QuantFormat format, bool double_quant,
+                                      std::int64_t rest_bytes) {
+    const std::pair key{format, format == QuantFormat::bnb_4bit && double_quant};
+    auto found = cache.bitsandbytes_bases.find(key);
+    if (found == cache.bitsandbytes_bases.end()) {
+      found = cache.bitsandbytes_bases
+                  .emplace(key, bitsandbytes_base(model, params, key.first, key.second))
+                  .first;
+    }
+    return checked_add(found->second.bytes,
+                       checked_mul(found->second.unquantized_params, rest_bytes - 2));
+  };
 
   if (job.mode == JobMode::serve) {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
     const std::int64_t weights =
         job.weight_bytes ? *job.weight_bytes
-                         : (job.base_nf4 ? nf4_model_bytes(linears(), total, job.nf4_double_quant, 2, a) : bytes_for(total, dtype));
+                         : (job.base_nf4 ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, 2)
+                                         : bytes_for(total, dtype));
     b.weights = ceil_div(weights, model_split);
     b.kv_cache = checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, {job.tp, a.mla_cache}),
                              job.concurrency);
@@ -242,9 +245,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     if (job.mode == JobMode::qlora || job.base_nf4) {
-      b.weights = nf4_model_bytes(linears(), total, job.nf4_double_quant, rest_bytes, a);
+      b.weights = bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes);
     } else if (job.base_dtype == Dtype::int8) {
-      b.weights = int8_model_bytes(linears(), total, rest_bytes);
+      b.weights = bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes);
     } else {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);

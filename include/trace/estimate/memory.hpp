@@ -52,7 +52,6 @@ struct MemoryAssumptions {
   std::int64_t logits_bytes_cut = 0;         ///< cut: only a chunk of logits ever exists
   std::int64_t softmax_bytes = 4;  ///< eager attention: the fp32 softmax output saved for backward
   std::int64_t dropout_mask_bytes = 1;  ///< a dropout mask (bool) per value, kept for backward
-  std::int64_t nf4_block = 64;         ///< bitsandbytes nf4: values per absmax block
   // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.
   Dtype lora_base_dtype = Dtype::bf16;
   std::int64_t adapter_bytes_per_param = 16;  ///< fp32 weight 4 + gradient 4 + AdamW moments 8

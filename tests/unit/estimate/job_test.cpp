@@ -129,10 +129,12 @@ TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
 
   job.mode = trace::JobMode::qlora;
   job.lora_targets = trace::LoraTargets::attention_qv;
-  // nf4 Linears: 2 x 36,864 = 73,728 values -> 36,864 bytes + U8 absmax per 64 (1,152) + F32
-  // per 256 blocks (5 x 4); the other 128,320 parameters stay bf16.
+  // nf4 Linears: 2 x 36,864 = 73,728 values -> 36,864 bytes + U8 absmax per 64 (1,152); per
+  // Linear (14 of them, each under 256 blocks) one F32 nested absmax, the 256-entry F32 nested
+  // code book and the 16-entry F32 nf4 code book: 14 x (1 + 256 + 16) x 4 = 15,288 bytes (as a
+  // bitsandbytes checkpoint stores them); the other 128,320 parameters stay bf16.
   e = estimate(job);
-  CHECK(e.breakdown.weights == 36'864 + 1'152 + 20 + 128'320 * 2 + adapters * 2);
+  CHECK(e.breakdown.weights == 36'864 + 1'152 + 15'288 + 128'320 * 2 + adapters * 2);
 }
 
 TEST_CASE("sharding divides the right terms", "[job]") {

@@ -97,8 +97,9 @@ TEST_CASE("nf4 without double quantization keeps an F32 absmax per 64 values", "
   const std::int64_t double_quant = estimate(job).breakdown.weights;
   job.nf4_double_quant = false;
   // 73,728 nf4 values in 1,152 blocks: an F32 absmax each (4,608 bytes) instead of a U8 each
-  // (1,152) + an F32 per 256 blocks (5 x 4 = 20).
-  CHECK(estimate(job).breakdown.weights - double_quant == 4'608 - 1'152 - 20);
+  // (1,152) + per Linear (14, each under 256 blocks) an F32 nested absmax and the 256-entry F32
+  // nested code book (14 x 257 x 4 = 14,392).
+  CHECK(estimate(job).breakdown.weights - double_quant == 4'608 - 1'152 - 14'392);
 }
 
 TEST_CASE("PEFT's kbit preparation keeps the unquantized parameters in fp32", "[job][qlora]") {
