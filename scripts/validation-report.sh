@@ -53,6 +53,12 @@ How to read it:
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
   ("compile" in `framework` + `notes`).
+- **gradient accumulation under PyTorch FSDP** (`job_sharding` fsdp): the accumulation the row
+  states ("grad accum 8", "gradient_accumulation_steps=4"), else LitGPT's default global batch
+  of 64 samples over GPUs × micro-batch; Lightning Fabric (LitGPT) and Accelerate / HF Trainer
+  accumulate under FSDP's `no_sync` (`--no-sync`), torchtune does not; Lightning Fabric wraps
+  LitGPT's frozen base and its adapters in one flat parameter (`--frozen-in-flat-params`).
+  See memory.md, "Gradient accumulation under FSDP".
 - **floors**: a training or serve row without `job_seq_len`, a sharded one without
   `job_gpus`, or one whose `job_optimizer` is marked `(assumed)` (the CSV's guess, not the
   source's word) has no single job; trace plans its floor (one token; the job spread over 1,024
@@ -70,8 +76,8 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.65 --max-false-reject 0.05
---max-median-error 0.10 --max-p90-error 0.46`: a ratchet at today's scoreboard, which fails CI
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.05
+--max-median-error 0.10 --max-p90-error 0.40`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)
 are checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.

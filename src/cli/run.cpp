@@ -68,6 +68,8 @@ struct PlanOptions {
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
   bool cpu_offload = false;
+  bool no_sync = false;
+  bool frozen_in_flat_params = false;
   bool compiled = false;
   bool job_flags_given = false;
   // time and cost (docs/cost.md)
@@ -276,8 +278,16 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--tp", options.tp, "tensor-parallel size")->capture_default_str();
   app.add_option("--pp", options.pp, "pipeline-parallel size")->capture_default_str();
   app.add_option("--grad-accum", options.grad_accum,
-                 "gradient accumulation steps (peak memory does not change)")
+                 "gradient accumulation steps (peak memory changes only with --no-sync)")
       ->capture_default_str();
+  app.add_flag("--no-sync", options.no_sync,
+               "with --grad-accum > 1 under zero2/zero3/fsdp: accumulation skips the reduce "
+               "(FSDP's no_sync: Lightning Fabric, Accelerate), so every GPU holds the whole "
+               "model's unsharded gradients");
+  app.add_flag("--frozen-in-flat-params", options.frozen_in_flat_params,
+               "LoRA under FSDP1 with frozen and trainable weights in one flat parameter "
+               "(use_orig_params=True, block wrapping: Lightning Fabric / LitGPT): gradients for "
+               "the frozen base too");
   app.add_flag("--cpu-offload", options.cpu_offload,
                "optimizer states (and with zero3 the parameters) on the CPU");
   // Time and cost (docs/cost.md).
@@ -373,6 +383,9 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.tp = options.tp;
   job.pp = options.pp;
   job.cpu_offload = options.cpu_offload;
+  job.grad_accum = options.grad_accum;
+  job.accumulate_unsharded = options.no_sync;
+  job.frozen_in_flat_params = options.frozen_in_flat_params;
   if (job.mode == JobMode::serve && job.tp == 1 && job.pp == 1) job.tp = job.gpus;  // TP serving
   if (job.gpus < 1 || job.gpus > k_max_cards) {
     throw ConfigError(fmt::format("--gpus must lie in 1..{}", k_max_cards));

@@ -154,6 +154,7 @@ void validate_job(const Job& job) {
     throw ConfigError(fmt::format("--gpus {} is not a multiple of --tp {} x --pp {}", job.gpus,
                                   job.tp, job.pp));
   }
+  check(job.grad_accum, 1LL << 20, "--grad-accum");
 }
 
 struct JobEstimator::Cache {
@@ -268,6 +269,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const std::int64_t adapter_bytes = bytes.weight;
     b.weights = checked_add(b.weights, checked_mul(trainable, adapter_bytes));
     b.gradients = checked_mul(trainable, bytes.gradient);
+    if (job.frozen_in_flat_params && job.sharding == Sharding::zero3) {
+      // FSDP1 allocates a flat parameter's gradient whole: the frozen base's share at its own
+      // 16-bit (fp32 under --precision fp32) width.
+      b.gradients = checked_add(
+          b.gradients, checked_mul(total, job.precision == Precision::fp32 ? 4 : 2, "the gradients"));
+    }
     factored = trainable;
   } else {
     if (bytes.half_copy > 0) {
@@ -325,9 +332,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   };
   b.weights = split(b.weights, job.sharding == Sharding::zero3);
   master = split(master, zero);
-  b.gradients = split(b.gradients, job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3);
+  // FSDP's no_sync keeps the accumulating micro-batches' gradients unsharded.
+  const bool unsharded_gradients = job.grad_accum > 1 && job.accumulate_unsharded;
+  b.gradients = split(b.gradients, (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) &&
+                                       !unsharded_gradients);
   b.optimizer = split(b.optimizer, zero);
-  if (job.sharding == Sharding::zero2 && !lora) {
+  if (job.sharding == Sharding::zero2 && !lora && !unsharded_gradients) {
     // DeepSpeed's own estimate (estimate_zero2_model_states_mem_needs: 4 psi + 16 psi / N):
     // backward produces the half-precision gradients whole before their buckets are reduced,
     // and the fp32 gradient partition lives beside the master copy; offloaded, neither.
@@ -353,7 +363,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   if (job.cpu_offload) {
     b.optimizer = 0;
     master = 0;  // the optimizer's fp32 copy lives beside its states on the CPU
-    if (job.sharding == Sharding::zero3) b.gradients = ceil_div(b.gradients, 8);
+    // (inside no_sync the gradients stay on the GPU until the last micro-batch: FSDP's docs)
+    if (job.sharding == Sharding::zero3 && !unsharded_gradients) b.gradients = ceil_div(b.gradients, 8);
   }
   b.weights = checked_add(b.weights, master);
 

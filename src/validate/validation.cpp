@@ -92,6 +92,37 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
   return 0.0;
 }
 
+bool names_lightning(const std::string& text) {  // text: lower case
+  return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos ||
+         text.find("lightning") != std::string::npos;
+}
+
+// The gradient accumulation a row states ("grad accum 8", "gradient_accumulation_steps=4"),
+// else LitGPT's default: its TrainArgs.global_batch_size of 64 samples per optimizer step
+// (litgpt/args.py; lit-gpt's 2023 finetune scripts used 128) over GPUs x micro-batch, as
+// LitGPT divides it.
+std::int64_t grad_accum_in(const std::string& text, std::int64_t gpus, std::int64_t batch) {
+  for (const std::string_view key : {"grad accum", "gradient accumulation", "grad_accum",
+                                     "gradient_accumulation_steps", "accumulation steps"}) {
+    if (const std::optional<std::string> written = number_after(text, key)) {
+      if (const std::optional<std::int64_t> steps = count_cell(*written); steps && *steps >= 1) {
+        return std::min<std::int64_t>(*steps, 1LL << 20);
+      }
+    }
+  }
+  if (names_lightning(text)) return std::max<std::int64_t>(1, 64 / gpus / std::max<std::int64_t>(batch, 1));
+  return 1;
+}
+
+// Whether a row's framework accumulates gradients under PyTorch FSDP's no_sync (Lightning
+// Fabric's no_backward_sync, Accelerate's accumulate() unless sync_each_batch); torchtune
+// reduce-scatters every micro-batch.
+bool accumulates_without_sync(const std::string& text) {  // text: lower case
+  if (text.find("torchtune") != std::string::npos) return false;
+  return names_lightning(text) || text.find("accelerate") != std::string::npos ||
+         text.find("trainer") != std::string::npos || text.find("trl") != std::string::npos;
+}
+
 // Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
 // base (the fp32 upcast of everything not quantized): PEFT's own QLoRA recipe, TRL's
 // SFTTrainer, axolotl, FastChat; not Unsloth, LLaMA-Factory, Answer.AI's fsdp_qlora, LitGPT or
@@ -255,6 +286,16 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
                       prepares_kbit_model(framework_and_notes);
+  }
+  // PyTorch FSDP (job_sharding fsdp, not DeepSpeed's ZeRO-3): accumulation under no_sync keeps
+  // unsharded gradients; Lightning Fabric wraps LitGPT's frozen base and LoRA weights in one
+  // flat parameter per Block (use_orig_params=True), whose gradient covers the frozen share.
+  const std::string text_cells =
+      to_lower(get("micro_batch") + " " + get("seq_len") + " ") + framework_and_notes;
+  job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
+  if (sharding == "fsdp") {
+    job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
+    job.frozen_in_flat_params = names_lightning(framework_and_notes);
   }
   // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
   job.compiled = compiled_in(framework_and_notes);

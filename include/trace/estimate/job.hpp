@@ -102,6 +102,17 @@ struct Job {
   std::int64_t ep = 1;               ///< expert parallel: routed experts split over this many GPUs
   bool cpu_offload = false;          ///< optimizer states (and, with zero3, parameters) on CPU
   bool optimizer_in_backward = false;  ///< the step is fused into backward: one layer's grads live
+  /// Micro-batches per optimizer step. Peak memory depends on it only with
+  /// accumulate_unsharded.
+  std::int64_t grad_accum = 1;
+  /// FSDP's no_sync() on the accumulating micro-batches (Lightning Fabric's no_backward_sync,
+  /// Accelerate's default with FSDP): no reduce-scatter until the last one, so with
+  /// grad_accum > 1 every GPU holds the whole model's unsharded gradients.
+  bool accumulate_unsharded = false;
+  /// LoRA under FSDP1 with frozen and trainable weights in one flat parameter
+  /// (use_orig_params=True, per-block wrapping: Lightning Fabric / LitGPT): the flat parameter's
+  /// gradient covers the frozen weights too, as if they were not frozen (PyTorch's FSDP docs).
+  bool frozen_in_flat_params = false;
   // Serving.
   std::int64_t context = 4096;
   std::int64_t concurrency = 1;

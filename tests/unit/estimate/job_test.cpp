@@ -171,6 +171,43 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   CHECK(e.breakdown.activations == 2'048 * 256 * 2 / 2);
 }
 
+TEST_CASE("FSDP: no_sync accumulation and frozen weights in flat parameters", "[job][fsdp]") {
+  // Pure bf16 full fine-tune over 4 GPUs, FSDP full shard: bf16 gradients, a quarter each.
+  trace::Job job = full_job();
+  job.precision = trace::Precision::bf16_pure;
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero3;
+  CHECK(estimate(job).breakdown.gradients == k_params * 2 / 4);
+  // no_sync with one micro-batch per step changes nothing ...
+  job.accumulate_unsharded = true;
+  CHECK(estimate(job).breakdown.gradients == k_params * 2 / 4);
+  // ... with 4, every GPU accumulates the whole model's bf16 gradients.
+  job.grad_accum = 4;
+  CHECK(estimate(job).breakdown.gradients == k_params * 2);
+  // Accumulating with a reduce every micro-batch (torchtune, DeepSpeed) keeps the shards.
+  job.accumulate_unsharded = false;
+  CHECK(estimate(job).breakdown.gradients == k_params * 2 / 4);
+
+  // LoRA r = 8 on q, v (3,584 adapters, bf16) over 2 GPUs.
+  job = full_job();
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  job.gpus = 2;
+  job.sharding = trace::Sharding::zero3;
+  CHECK(estimate(job).breakdown.gradients == 3'584 * 2 / 2);
+  // Frozen and trainable weights in one flat parameter: its gradient spans the frozen
+  // 202,048 too (bf16), sharded in two; unsharded under no_sync accumulation.
+  job.frozen_in_flat_params = true;
+  CHECK(estimate(job).breakdown.gradients == (3'584 + k_params) * 2 / 2);
+  job.grad_accum = 32;
+  job.accumulate_unsharded = true;
+  CHECK(estimate(job).breakdown.gradients == (3'584 + k_params) * 2);
+  job.grad_accum = 0;
+  CHECK_THROWS_AS(estimate(job), trace::ConfigError);
+}
+
 TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
   trace::Job job;
   job.mode = trace::JobMode::serve;

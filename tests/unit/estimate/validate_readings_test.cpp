@@ -199,6 +199,35 @@ TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[vali
         MlaCache::latent);
 }
 
+TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[validate][fsdp]") {
+  const auto fsdp_row = [](const std::string& gpus, const std::string& text_cells) {
+    return trace::parse_measured_csv(
+               k_header + row_line("1", "lora", "128", gpus, "fsdp", "bf16", "40", "", "0", text_cells))
+        .at(0)
+        .job;
+  };
+  // LitGPT (Lightning Fabric): no_backward_sync is FSDP's no_sync, Blocks wrap the frozen base
+  // with the adapters; unstated, its default global batch of 64 over 2 GPUs x 2 sequences.
+  const trace::Job litgpt = fsdp_row("2", "lit-gpt (Lightning Fabric) finetune/lora.py,,x,,");
+  CHECK(litgpt.accumulate_unsharded);
+  CHECK(litgpt.frozen_in_flat_params);
+  CHECK(litgpt.grad_accum == 16);
+  // A stated accumulation wins.
+  CHECK(fsdp_row("2", "litgpt,global batch; grad accum 3,x,,").grad_accum == 3);
+  CHECK(fsdp_row("4", "HF Trainer + accelerate,gradient_accumulation_steps=8,x,,").grad_accum == 8);
+  // torchtune reduce-scatters every micro-batch; its blocks keep LoRA apart.
+  const trace::Job torchtune = fsdp_row("2", "torchtune lora_finetune_distributed,grad accum 4,x,,");
+  CHECK(torchtune.grad_accum == 4);
+  CHECK_FALSE(torchtune.accumulate_unsharded);
+  CHECK_FALSE(torchtune.frozen_in_flat_params);
+  // DeepSpeed's ZeRO-3 has no no_sync.
+  const trace::Job deepspeed = trace::parse_measured_csv(
+      k_header + row_line("1", "lora", "128", "2", "zero3", "bf16", "40", "", "0",
+                          "HF Trainer + DeepSpeed,grad accum 8,x,,")).at(0).job;
+  CHECK(deepspeed.grad_accum == 8);
+  CHECK_FALSE(deepspeed.accumulate_unsharded);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 7,822,976 allocated bytes (job_test.cpp). Reserved memory
   // is read through the 5% headroom: ceil(7,822,976 / 0.95) = 8,234,712; a whole-process counter
