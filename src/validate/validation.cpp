@@ -28,9 +28,7 @@ constexpr double k_gib_f = static_cast<double>(k_gib);
 
 
 
-// The loss implementation a row's framework and notes name: cut for Cut Cross-Entropy and
-// Liger; fused for Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script) and
-// wherever the notes say chunked CE; transformers' full fp32 loss otherwise.
+// Whether the text says torch.compile ("compile", "compile=True"), not "no compile".
 bool compiled_in(const std::string& text) {  // text: lower case
   for (std::size_t at = text.find("compile"); at != std::string::npos;
        at = text.find("compile", at + 1)) {
@@ -42,13 +40,55 @@ bool compiled_in(const std::string& text) {  // text: lower case
   return false;
 }
 
-LossImpl loss_named_in(const std::string& text) {  // text: lower case
+// The first year and month a text gives ("2024-09", "Sept 2024", "(v0.3, Oct 2024)").
+std::optional<std::pair<int, int>> year_month_in(const std::string& text) {  // text: lower case
+  static const std::regex numeric(R"((20\d\d)-(0[1-9]|1[0-2])\b)");
+  static const std::regex named(
+      R"(\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(20\d\d)\b)");
+  std::smatch match;
+  std::optional<std::pair<int, int>> found;
+  std::size_t at = std::string::npos;
+  if (std::regex_search(text, match, numeric)) {
+    found = std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
+    at = static_cast<std::size_t>(match.position(0));
+  }
+  if (std::regex_search(text, match, named) && static_cast<std::size_t>(match.position(0)) < at) {
+    static constexpr std::string_view months = "janfebmaraprmayjunjulaugsepoctnovdec";
+    found = std::pair{std::stoi(match[2].str()),
+                      static_cast<int>(months.find(match[1].str()) / 3) + 1};
+  }
+  return found;
+}
+
+// A version a framework cell gives ("torchtune 0.4.0", "(v0.3, Oct 2024)"), major and minor.
+std::optional<std::pair<int, int>> version_in(const std::string& framework) {  // lower case
+  static const std::regex version(R"((?:^|[\s(])v?(\d{1,2})\.(\d{1,3})(?:\.\d+)?(?=[\s,);]|$))");
+  std::smatch match;
+  if (!std::regex_search(framework, match, version)) return std::nullopt;
+  return std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
+}
+
+// The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
+// Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script),
+// wherever the text says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs
+// all use CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE;
+// transformers' full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
+// cell alone (its version); `source`: where the row comes from (its date).
+LossImpl loss_named_in(const std::string& text, const std::string& framework,
+                       const std::string& source) {  // lower case
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
   if (has("unsloth")) return LossImpl::fused;
   if (has("litgpt") || has("lit-gpt") || has("chunked ce") || has("chunkedoutputloss") ||
       has("chunked cross")) {
     return LossImpl::chunked;
+  }
+  if (has("torchtune") && !has("standard ce") && !has("standard cross")) {
+    const std::optional<std::pair<int, int>> version = version_in(framework);
+    const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
+    if ((version && *version >= std::pair{0, 3}) || (date && *date >= std::pair{2024, 9})) {
+      return LossImpl::chunked;
+    }
   }
   return LossImpl::full;
 }
@@ -306,7 +346,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     if (!value) return fmt::format("job_loss '{}' is not known", loss);
     job.loss = *value;
   } else {
-    job.loss = loss_named_in(framework_and_notes);
+    job.loss = loss_named_in(framework_and_notes, to_lower(get("framework")),
+                             to_lower(get("source")));
   }
   return "";
 }

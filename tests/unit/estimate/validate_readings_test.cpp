@@ -228,6 +228,22 @@ TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[vali
   CHECK_FALSE(deepspeed.accumulate_unsharded);
 }
 
+TEST_CASE("the validator reads torchtune's chunked loss from its version or date", "[validate][loss]") {
+  using trace::LossImpl;
+  const auto loss = [](const std::string& text_cells) { return one_row("lora", "bf16", text_cells).job.loss; };
+  // CEWithChunkedOutputLoss in every recipe config from v0.3 (Sept 2024)
+  CHECK(loss("torchtune lora_finetune_distributed (v0.3; Oct 2024),,x,,") == LossImpl::chunked);
+  CHECK(loss("torchtune 0.4.0 lora_finetune_distributed,,x,,") == LossImpl::chunked);
+  CHECK(loss("torchtune (commit 30b8519e8),README 2024-09 table,x,,") == LossImpl::chunked);
+  // before it, or where the row says standard CE, the full loss
+  CHECK(loss("torchtune (commit fef3ed10d; Apr 2024),,x,,") == LossImpl::full);
+  CHECK(loss("torchtune 0.2.1,,x,,") == LossImpl::full);
+  CHECK(loss("torchtune (Nov 2024),no compile; standard CE,x,,") == LossImpl::full);
+  CHECK(loss("torchtune,,x,,") == LossImpl::full);  // no version, no date: not known to chunk
+  // a date says nothing about other frameworks' losses
+  CHECK(loss("HF Trainer (Dec 2024),,x,,") == LossImpl::full);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 7,822,976 allocated bytes (job_test.cpp). Reserved memory
   // is read through the 5% headroom: ceil(7,822,976 / 0.95) = 8,234,712; a whole-process counter
