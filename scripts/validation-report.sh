@@ -41,7 +41,8 @@ How to read it:
   `VLLM_MLA_DISABLE=1` (memory.md, "MLA cache layout").
 - **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
   constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
-  or Liger → `cut`, Unsloth → `fused`, LitGPT or "chunked CE" → `chunked`, torchtune from v0.3
+  or Liger → `cut`, Unsloth → `fused`, a Megatron or NeMo `framework` → `vocab-parallel`,
+  LitGPT or "chunked CE" → `chunked`, torchtune from v0.3
   or a date from Sept 2024 on (its recipe configs' `CEWithChunkedOutputLoss`, PR #1390) →
   `chunked` unless the row says standard CE, else `full`; see
   memory.md, "Logits and loss"); flash-attn rather than SDPA (`job_attention` says `sdpa` for
@@ -79,7 +80,7 @@ How to read it:
   cannot be read is listed with the reason.
 
 **CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.03
---max-median-error 0.09 --max-p90-error 0.35`: a ratchet at today's scoreboard, which fails CI
+--max-median-error 0.09 --max-p90-error 0.34`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)
 are checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.

@@ -252,7 +252,7 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--loss", options.loss,
                  "full (transformers: fp32 logits), chunked (LitGPT, torchtune), fused (Unsloth), "
-                 "cut (Cut Cross-Entropy, Liger)")
+                 "cut (Cut Cross-Entropy, Liger), vocab-parallel (Megatron)")
       ->capture_default_str();
   app.add_option("--qlora-kernel", options.qlora_kernel,
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
@@ -352,7 +352,8 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
                            options.grad_checkpointing, "none, full, selective, offload");
   job.attention = need(parse_attention(options.attention), "--attention", options.attention,
                        "sdpa, flash, eager");
-  job.loss = need(parse_loss(options.loss), "--loss", options.loss, "full, chunked, fused, cut");
+  job.loss = need(parse_loss(options.loss), "--loss", options.loss,
+                  "full, chunked, fused, cut, vocab-parallel");
   if (options.qlora_kernel != "bnb" && options.qlora_kernel != "fused") {
     throw ConfigError(fmt::format("--qlora-kernel '{}' is not known; use bnb or fused",
                                   options.qlora_kernel));

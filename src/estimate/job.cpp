@@ -473,7 +473,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                         ? (job.compiled ? a.logits_bytes_fused : a.logits_bytes_chunked)
                                      : job.loss == LossImpl::fused  ? a.logits_bytes_fused
                                      : job.loss == LossImpl::cut    ? a.logits_bytes_cut
-                                                                    : a.logits_bytes_per_value;
+                                     : job.loss == LossImpl::vocab_parallel
+                                         ? a.logits_bytes_vocab_parallel
+                                         : a.logits_bytes_per_value;
   b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
                       job.tp);
   return estimate;
@@ -509,6 +511,7 @@ std::string describe_training(const Job& job) {
     case LossImpl::chunked: label += ", chunked loss"; break;
     case LossImpl::fused: label += ", fused loss"; break;
     case LossImpl::cut: label += ", cut loss"; break;
+    case LossImpl::vocab_parallel: label += ", vocab-parallel loss"; break;
   }
   if (job.compiled) label += ", compiled";
   return label;
@@ -607,6 +610,7 @@ std::optional<LossImpl> parse_loss(std::string_view text) {
   if (t == "chunked") return LossImpl::chunked;
   if (t == "fused" || t == "unsloth") return LossImpl::fused;
   if (t == "cut" || t == "cce" || t == "liger") return LossImpl::cut;
+  if (t == "vocab-parallel" || t == "vocab_parallel" || t == "megatron") return LossImpl::vocab_parallel;
   return std::nullopt;
 }
 

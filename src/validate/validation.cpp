@@ -69,7 +69,7 @@ std::optional<std::pair<int, int>> version_in(const std::string& framework) {  /
 }
 
 // The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
-// Unsloth's kernel; chunked for LitGPT (chunked_cross_entropy in every finetune script),
+// Unsloth's kernel; vocab-parallel for Megatron (ms-swift's megatron sft, NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script),
 // wherever the text says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs
 // all use CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE;
 // transformers' full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
@@ -79,6 +79,9 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
   if (has("unsloth")) return LossImpl::fused;
+  if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
+    return LossImpl::vocab_parallel;
+  }
   if (has("litgpt") || has("lit-gpt") || has("chunked ce") || has("chunkedoutputloss") ||
       has("chunked cross")) {
     return LossImpl::chunked;

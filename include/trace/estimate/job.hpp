@@ -55,6 +55,9 @@ enum class LossImpl {
   chunked,  ///< LitGPT / torchtune: bf16 logits kept, fp32 log-softmax chunk by chunk
   fused,    ///< Unsloth's fused kernel: the bf16 logits, the gradient written in place
   cut,      ///< Cut Cross-Entropy, Liger's fused linear cross-entropy: logits never materialised
+  /// Megatron's vocab-parallel cross-entropy: the fp32 upcast exponentiated, normalised and
+  /// turned into the gradient in place (the bf16 logits only while they are upcast)
+  vocab_parallel,
 };
 
 enum class Sharding {

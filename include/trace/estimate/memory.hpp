@@ -50,6 +50,7 @@ struct MemoryAssumptions {
   std::int64_t logits_bytes_chunked = 6;     ///< chunked: bf16 logits 2 + fp32 log-softmax 4
   std::int64_t logits_bytes_fused = 2;       ///< fused: the bf16 logits, gradient written in place
   std::int64_t logits_bytes_cut = 0;         ///< cut: only a chunk of logits ever exists
+  std::int64_t logits_bytes_vocab_parallel = 6;  ///< Megatron: bf16 logits 2 + their fp32 upcast 4
   std::int64_t softmax_bytes = 4;  ///< eager attention: the fp32 softmax output saved for backward
   std::int64_t dropout_mask_bytes = 1;  ///< a dropout mask (bool) per value, kept for backward
   // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.

@@ -54,6 +54,9 @@ TEST_CASE("the loss implementation sets the logits' bytes per value", "[job][los
   CHECK(estimate(k_tiny, job_of(trace::LossImpl::chunked)).breakdown.logits == 256'000 * 6);
   CHECK(estimate(k_tiny, job_of(trace::LossImpl::fused)).breakdown.logits == 256'000 * 2);
   CHECK(estimate(k_tiny, job_of(trace::LossImpl::cut)).breakdown.logits == 0);
+  // Megatron's vocab-parallel CE: the bf16 logits while upcast (2) + the fp32 copy it keeps (4)
+  CHECK(estimate(k_tiny, job_of(trace::LossImpl::vocab_parallel)).breakdown.logits == 256'000 * 6);
+  CHECK(trace::parse_loss("vocab-parallel") == trace::LossImpl::vocab_parallel);
   CHECK(trace::parse_loss("chunked") == trace::LossImpl::chunked);
   CHECK(trace::parse_loss("liger") == trace::LossImpl::cut);
   CHECK_FALSE(trace::parse_loss("approximate").has_value());
@@ -99,6 +102,10 @@ TEST_CASE("the validator reads the counter and the loss from the row", "[validat
   CHECK(row("Unsloth (FastLanguageModel),,x").job.loss == trace::LossImpl::fused);
   CHECK(row("Unsloth (offloaded + Apple Cut Cross Entropy),,x").job.loss == trace::LossImpl::cut);
   CHECK(row("HF Trainer,,x").job.loss == trace::LossImpl::full);
+  CHECK(row("ms-swift megatron sft (LoRA),,x").job.loss == trace::LossImpl::vocab_parallel);
+  // a framework the notes only mention is not the row's
+  CHECK(row("ms-swift swift sft + DeepSpeed ZeRO-2,same job under Megatron 64 GB,x").job.loss ==
+        trace::LossImpl::full);
   // job_attention "sdpa" (the default when absent) becomes flash where the row names it
   CHECK(row("HF Trainer,,x").job.attention == trace::AttentionImpl::sdpa);
   CHECK(row("HF transformers + PEFT + FA2,,x").job.attention == trace::AttentionImpl::flash);
