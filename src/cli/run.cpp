@@ -1,6 +1,7 @@
 #include "trace/cli/run.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <algorithm>
@@ -67,6 +68,9 @@ struct PlanOptions {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
+  /// --ep alone: serve expert-parallel (the value is then empty); --ep N: a job's expert-parallel
+  /// size; "off" when not given.
+  std::string ep = "off";
   bool cpu_offload = false;
   bool no_sync = false;
   bool frozen_in_flat_params = false;
@@ -216,9 +220,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--ssm-dtype", options.ssm_dtype,
                  "Mamba SSM state dtype (fp32, fp16, bf16); default: the config's "
                  "mamba_ssm_cache_dtype, else fp32");
-  app.add_flag("--ep", a.expert_parallel,
-               "serve MoE models expert-parallel when one card is not enough (experts split, "
-               "attention replicated) instead of tensor parallel");
+  app.add_option("--ep", options.ep,
+                 "alone: serve MoE models expert-parallel when one card is not enough (experts "
+                 "split, attention replicated) instead of tensor parallel; --ep N: a training "
+                 "job's expert-parallel size (routed experts split over N GPUs)")
+      ->expected(0, 1);
   app.add_option("--headroom", a.headroom_fraction,
                  "share of usable card memory kept free for fragmentation")
       ->capture_default_str();
@@ -383,6 +389,17 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.gpus = options.check_cards >= 0 ? options.check_cards : options.job_gpus;
   job.tp = options.tp;
   job.pp = options.pp;
+  if (!options.ep.empty() && options.ep != "off") {
+    std::int64_t ep = 0;
+    const auto [end, error] =
+        std::from_chars(options.ep.data(), options.ep.data() + options.ep.size(), ep);
+    if (error != std::errc() || end != options.ep.data() + options.ep.size() || ep < 1 ||
+        ep > k_max_cards) {
+      throw ConfigError(fmt::format("--ep '{}' is not an expert-parallel size in 1..{}",
+                                    options.ep, k_max_cards));
+    }
+    job.ep = ep;
+  }
   job.cpu_offload = options.cpu_offload;
   job.grad_accum = options.grad_accum;
   job.accumulate_unsharded = options.no_sync;
@@ -475,6 +492,7 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.source = config.source;
   request.hf_quant_config_text = config.hf_quant_config_text;
   request.assumptions = options.assumptions;
+  request.assumptions.expert_parallel = options.ep.empty();  // --ep without a size
   if (!options.kv_dtype.empty()) {
     request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
     request.kv_dtype_from_config = false;

@@ -3,6 +3,7 @@
 // exit codes and --gpu-table. Models come from the bundled catalog, with the HF cache pointed at
 // an empty folder so the real ~/.cache is never read.
 #include <cstdint>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -195,6 +196,22 @@ TEST_CASE("serving over --gpus with --tp: KV per rank, MLA latent or per head", 
   std::vector<std::string> bad = args;
   bad.insert(bad.end(), {"--mla-cache", "compressed"});
   CHECK(run(bad).exit_code == trace::cli::k_exit_bad_input);
+}
+
+TEST_CASE("option --ep N splits a training job's routed experts", "[cli][json]") {
+  // Mixtral-8x7B: 46,702,792,704 parameters, of which the routed experts are 32 layers x 8 x
+  // 3 x 4,096 x 14,336 = 45,097,156,608. Pure bf16 over 2 GPUs with EP 2 (ZeRO-1 keeps the
+  // weights whole): the dense 1,605,636,096 at 2 bytes + half the experts at 2 bytes.
+  const std::vector<std::string> args = {"mistralai/Mixtral-8x7B-v0.1", "--json", "--mode", "full",
+                                         "--precision", "bf16", "--gpus", "2", "--strategy", "zero1"};
+  const std::int64_t whole = run_json(args)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+  CHECK(whole == 46'702'792'704LL * 2);
+  std::vector<std::string> with_ep = args;
+  with_ep.insert(with_ep.end(), {"--ep", "2"});
+  const std::int64_t split = run_json(with_ep)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+  CHECK(std::llabs(split - (1'605'636'096LL * 2 + 45'097'156'608LL)) <= 1);  // double rounding
+  with_ep.back() = "two";
+  CHECK(run(with_ep).exit_code == trace::cli::k_exit_bad_input);
 }
 
 TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
