@@ -8,7 +8,7 @@
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/fit.hpp"
-#include "monotone_search.hpp"
+#include "trace/monotone_search.hpp"
 
 namespace trace {
 

@@ -8,7 +8,7 @@
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/fit.hpp"
-#include "monotone_search.hpp"
+#include "trace/monotone_search.hpp"
 
 namespace trace {
 
@@ -22,20 +22,6 @@ bool has_moe(const ModelDescription& model) {
     }
   }
   return false;
-}
-
-// Per-card peak of `job` on `gpus` cards (ZeRO-3 beyond one), or nullopt when the job's own
-// checks refuse the split.
-std::optional<std::int64_t> peak_on(const JobEstimator& estimator, Job job, std::int64_t gpus) {
-  job.gpus = gpus;
-  job.tp = job.pp = job.ep = 1;
-  job.sharding = gpus > 1 ? Sharding::zero3 : Sharding::single;
-  try {
-    const JobEstimate estimate = estimator.estimate(job);
-    return checked_add(estimate.breakdown.total(), estimator.assumptions().cuda_context_bytes);
-  } catch (const ConfigError&) {
-    return std::nullopt;  // an overflow at absurd sizes: treat as "does not fit"
-  }
 }
 
 }  // namespace
@@ -80,33 +66,6 @@ RunSize run_size_from_samples(std::int64_t samples, std::int64_t seq_len, std::i
   return size;
 }
 
-std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
-                                                  std::int64_t budget_bytes,
-                                                  std::int64_t* peak_bytes) {
-  const auto fits = [&](std::int64_t gpus) {
-    const std::optional<std::int64_t> peak = peak_on(estimator, job, gpus);
-    return peak && *peak <= budget_bytes;
-  };
-  const std::optional<std::int64_t> on_one = peak_on(estimator, job, 1);
-  if (on_one && *on_one <= budget_bytes) {
-    if (peak_bytes) *peak_bytes = *on_one;
-    return 1;
-  }
-  const std::optional<std::int64_t> on_two = peak_on(estimator, job, 2);
-  if (!on_two || !fits(k_max_cards)) return std::nullopt;
-  // Per-card bytes fall as ZeRO-3 adds cards, close to unsharded + sharded / n: guess n from
-  // n = 2 (sharded = 2 x (p1 - p2)), then search outwards from the guess.
-  std::int64_t guess = 2;
-  if (on_one) {
-    const double sharded = 2.0 * static_cast<double>(*on_one - *on_two);
-    const double unsharded = static_cast<double>(*on_one) - sharded;
-    const double room = static_cast<double>(budget_bytes) - unsharded;
-    if (room > 0) guess = static_cast<std::int64_t>(std::min(std::ceil(sharded / room), 1e9));
-  }
-  const std::int64_t answer = search::first_true(fits, guess, 2, k_max_cards);
-  if (peak_bytes) *peak_bytes = peak_on(estimator, job, answer).value_or(0);
-  return answer;
-}
 
 ComputeDtype training_compute_dtype(const Job& job, const CostAssumptions& assumptions) {
   if (assumptions.training_compute) return *assumptions.training_compute;
@@ -159,7 +118,7 @@ TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const 
                                     ? " (--precision fp16 uses its fp16 peak)"
                                     : "");
     } else if (!gpus) {
-      const std::int64_t floor = peak_on(estimator, plan.job, k_max_cards).value_or(0);
+      const std::int64_t floor = sharded_peak_bytes(estimator, plan.job, k_max_cards).value_or(0);
       run.blocker = fmt::format(
           "{:.2f} GiB per GPU even on {} cards (activations and gathered layers do not shard; "
           "--grad-checkpointing full lowers them)",

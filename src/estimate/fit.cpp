@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "trace/checked_math.hpp"
+#include "trace/error.hpp"
+#include "trace/monotone_search.hpp"
 
 namespace trace {
 
@@ -120,9 +122,73 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
   return low;
 }
 
+// Per-card peak of `job` on `gpus` cards (ZeRO-3 beyond one), or nullopt when the job's own
+// checks refuse the split.
+std::optional<std::int64_t> sharded_peak_bytes(const JobEstimator& estimator, Job job, std::int64_t gpus) {
+  job.gpus = gpus;
+  job.tp = job.pp = job.ep = 1;
+  job.sharding = gpus > 1 ? Sharding::zero3 : Sharding::single;
+  try {
+    const JobEstimate estimate = estimator.estimate(job);
+    return checked_add(estimate.breakdown.total(), estimator.assumptions().cuda_context_bytes);
+  } catch (const ConfigError&) {
+    return std::nullopt;  // an overflow at absurd sizes: treat as "does not fit"
+  }
+}
+
+std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
+                                                  std::int64_t budget_bytes,
+                                                  std::int64_t* peak_bytes) {
+  const auto fits = [&](std::int64_t gpus) {
+    const std::optional<std::int64_t> peak = sharded_peak_bytes(estimator, job, gpus);
+    return peak && *peak <= budget_bytes;
+  };
+  const std::optional<std::int64_t> on_one = sharded_peak_bytes(estimator, job, 1);
+  if (on_one && *on_one <= budget_bytes) {
+    if (peak_bytes) *peak_bytes = *on_one;
+    return 1;
+  }
+  const std::optional<std::int64_t> on_two = sharded_peak_bytes(estimator, job, 2);
+  if (!on_two || !fits(k_max_cards)) return std::nullopt;
+  // Per-card bytes fall as ZeRO-3 adds cards, close to unsharded + sharded / n: guess n from
+  // n = 2 (sharded = 2 x (p1 - p2)), then search outwards from the guess.
+  std::int64_t guess = 2;
+  if (on_one) {
+    const double sharded = 2.0 * static_cast<double>(*on_one - *on_two);
+    const double unsharded = static_cast<double>(*on_one) - sharded;
+    const double room = static_cast<double>(budget_bytes) - unsharded;
+    if (room > 0) guess = static_cast<std::int64_t>(std::min(std::ceil(sharded / room), 1e9));
+  }
+  const std::int64_t answer = search::first_true(fits, guess, 2, k_max_cards);
+  if (peak_bytes) *peak_bytes = sharded_peak_bytes(estimator, job, answer).value_or(0);
+  return answer;
+}
+
+namespace {
+
+// A training mode that does not fit one card: the fewest ZeRO-3 cards by the job estimator, so
+// the table and the training run's card count agree.
+void shard_training(ModeFit& fit, const TrainingCardSearch& training, JobMode mode,
+                    std::int64_t budget) {
+  if (fit.fits) return;
+  Job job = training.job;
+  job.mode = mode;
+  job.seq_len = training.estimator.assumptions().seq_len;
+  job.batch = training.estimator.assumptions().batch;
+  std::int64_t peak = 0;
+  const std::optional<std::int64_t> gpus =
+      smallest_fitting_gpus(training.estimator, job, budget, &peak);
+  fit.min_cards = gpus;
+  fit.bytes_per_card = gpus ? peak : 0;
+  fit.strategy = "ZeRO-3";
+}
+
+}  // namespace
+
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,
-                               const MemoryAssumptions& assumptions) {
+                               const MemoryAssumptions& assumptions,
+                               const TrainingCardSearch* training) {
   const std::int64_t heads = attention_heads(model, false, assumptions.mla_cache);
   const std::int64_t kv_heads = attention_heads(model, true, assumptions.mla_cache);
   std::vector<CardFit> fits;
@@ -134,6 +200,10 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.budget_bytes = budget_bytes(gpu->memory_bytes_usable, assumptions.headroom_fraction);
     card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0, kv_heads);
     card.lora = fit_mode(memory.lora, card.budget_bytes, 0, kv_heads);
+    if (training) {
+      shard_training(card.full_finetune, *training, JobMode::full, card.budget_bytes);
+      shard_training(card.lora, *training, JobMode::lora, card.budget_bytes);
+    }
     const std::int64_t experts = routed_experts(model);
     card.serve = assumptions.expert_parallel && experts > 1
                      ? fit_expert_parallel(memory.serve, card.budget_bytes, experts)

@@ -41,20 +41,6 @@ ServingPlan serve_on_fewest_cards(const JobEstimator& estimator, const Report& r
   return plan;
 }
 
-// A training mode that does not fit one card: the fewest ZeRO-3 cards by the job estimator.
-void shard_training_fit(ModeFit& fit, const JobEstimator& estimator, Job job, JobMode mode,
-                        std::int64_t budget) {
-  if (fit.fits) return;
-  job.mode = mode;
-  job.seq_len = estimator.assumptions().seq_len;
-  job.batch = estimator.assumptions().batch;
-  std::int64_t peak = 0;
-  const std::optional<std::int64_t> gpus = smallest_fitting_gpus(estimator, job, budget, &peak);
-  fit.min_cards = gpus;
-  fit.bytes_per_card = gpus ? peak : 0;
-  fit.strategy = "ZeRO-3";
-}
-
 // One estimator serves the table's searches, the training run and every serving card: the
 // model's Linears and per-layer values are derived once.
 void add_cost(Report& report, const ReportRequest& request, const JobEstimator& estimator,
@@ -150,19 +136,14 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     // A custom --gpu-table without the default cards: report every card it lists.
     for (const GpuSpec& gpu : gpus.gpus) cards.push_back(&gpu);
   }
-  report.cards = fit_cards(report.memory, report.model, cards, report.assumptions);
-  report.cards_given = !request.gpu_ids.empty();
   const JobEstimator estimator(report.model, report.parameters, report.assumptions);
-  if (request.training) {
-    // Sharded training counts from the job estimator itself (ZeRO-3 with its gathered layers),
-    // so the table and the training run's card count agree.
-    for (CardFit& card : report.cards) {
-      shard_training_fit(card.full_finetune, estimator, *request.training, JobMode::full,
-                         card.budget_bytes);
-      shard_training_fit(card.lora, estimator, *request.training, JobMode::lora,
-                         card.budget_bytes);
-    }
-  }
+  // With job flags, sharded training counts come from the job estimator itself (ZeRO-3 with its
+  // gathered layers), so the table and the training run's card count agree.
+  std::optional<TrainingCardSearch> training_search;
+  if (request.training) training_search.emplace(TrainingCardSearch{estimator, *request.training});
+  report.cards = fit_cards(report.memory, report.model, cards, report.assumptions,
+                           training_search ? &*training_search : nullptr);
+  report.cards_given = !request.gpu_ids.empty();
   if (!report.cards.empty()) {
     report.longest_context =
         longest_context(report.model, report.assumptions, report.cards.front().budget_bytes,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trace/cost/flops.hpp"
+#include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
@@ -74,14 +75,6 @@ struct TrainingPlan {
   double mfu = 0;          ///< the one applied
   std::vector<TrainingRun> runs;  ///< one per card, those that cannot run it included
 };
-
-/// Fewest cards (1..4096) on which the job fits `budget_bytes` per card: one card as the job
-/// says, more with ZeRO-3 / FSDP data parallelism (parameters, gradients, optimizer states
-/// sharded). nullopt when none does. `peak_bytes` gets the per-card peak of the answer.
-/// The per-card peak adds the estimator's CUDA context.
-std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
-                                                  std::int64_t budget_bytes,
-                                                  std::int64_t* peak_bytes = nullptr);
 
 /// Peak used for a training job: CostAssumptions::training_compute, else from the precision.
 ComputeDtype training_compute_dtype(const Job& job, const CostAssumptions& assumptions);

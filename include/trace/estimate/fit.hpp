@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
 
@@ -55,8 +56,32 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
                              std::int64_t budget_bytes, std::int64_t fixed_bytes,
                              std::int64_t concurrency);
 
+/// Per-card peak of `job` (with the estimator's CUDA context) on `gpus` cards, ZeRO-3 beyond
+/// one; nullopt when the job's own checks refuse the split.
+std::optional<std::int64_t> sharded_peak_bytes(const JobEstimator& estimator, Job job,
+                                               std::int64_t gpus);
+
+/// Fewest cards (1..4096) on which the job fits `budget_bytes` per card: one card as the job
+/// says, more with ZeRO-3 / FSDP data parallelism (parameters, gradients, optimizer states
+/// sharded). nullopt when none does. `peak_bytes` gets the per-card peak of the answer.
+/// The per-card peak adds the estimator's CUDA context.
+std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,
+                                                  std::int64_t budget_bytes,
+                                                  std::int64_t* peak_bytes = nullptr);
+
+/// The training job a card table reports (`--mode` and the job flags), for the fewest-cards
+/// search: a training mode that does not fit one card is searched over ZeRO-3 card counts with
+/// the job estimator itself (gathered layers and all), at the assumptions' seq_len and batch.
+struct TrainingCardSearch {
+  const JobEstimator& estimator;
+  Job job;
+};
+
+/// Each card's fit for the three modes. Without `training`, a training mode's card count comes
+/// from the ModeMemory split (sharded bytes / n).
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
                                const std::vector<const GpuSpec*>& gpus,
-                               const MemoryAssumptions& assumptions);
+                               const MemoryAssumptions& assumptions,
+                               const TrainingCardSearch* training = nullptr);
 
 }  // namespace trace

@@ -75,3 +75,29 @@ TEST_CASE("expert parallel: experts split over cards dividing the expert count",
   // The replicated part alone is over budget: no expert split helps.
   CHECK_FALSE(trace::fit_expert_parallel(mode, 340, 8).min_cards);
 }
+
+TEST_CASE("fit_cards: with a training job, sharded counts come from the job estimator", "[fit]") {
+  const trace::ModelDescription model =
+      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
+  const trace::ParameterCount params = trace::count_parameters(model);
+  trace::MemoryAssumptions a;
+  const trace::MemoryEstimate memory = trace::estimate_memory(model, params, a);
+  const std::vector<const trace::GpuSpec*> cards{
+      &trace::require_gpu(trace::builtin_gpu_catalog(), "a10g")};
+  const trace::JobEstimator estimator(model, params, a);
+  trace::Job job;  // mixed precision AdamW, the assumptions' sequence and batch
+  const trace::TrainingCardSearch search{estimator, job};
+  const trace::CardFit card = trace::fit_cards(memory, model, cards, a, &search).at(0);
+  // 8B at 16 bytes of states per parameter cannot train on one 22 GiB card.
+  CHECK_FALSE(card.full_finetune.fits);
+  REQUIRE(card.full_finetune.min_cards);
+  const std::int64_t n = *card.full_finetune.min_cards;
+  CHECK(card.full_finetune.strategy == "ZeRO-3");
+  // The count is the estimator's: its peak on n ZeRO-3 cards fits the budget, on n - 1 not.
+  job.mode = trace::JobMode::full;
+  job.seq_len = a.seq_len;
+  job.batch = a.batch;
+  CHECK(card.full_finetune.bytes_per_card == trace::sharded_peak_bytes(estimator, job, n));
+  CHECK(card.full_finetune.bytes_per_card <= card.budget_bytes);
+  CHECK(*trace::sharded_peak_bytes(estimator, job, n - 1) > card.budget_bytes);
+}
