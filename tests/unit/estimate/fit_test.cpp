@@ -4,6 +4,25 @@
 #include "trace/estimate/fit.hpp"
 #include "trace/model/model_config.hpp"
 
+namespace {
+
+// Llama-3.1-8B from the catalog with the default assumptions, and its memory estimate.
+struct Llama8B {
+  trace::ModelDescription model =
+      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
+  trace::ParameterCount params = trace::count_parameters(model);
+  trace::MemoryAssumptions assumptions;
+  trace::MemoryEstimate memory = trace::estimate_memory(model, params, assumptions);
+};
+
+std::vector<const trace::GpuSpec*> built_in_cards(std::initializer_list<const char*> ids) {
+  std::vector<const trace::GpuSpec*> cards;
+  for (const char* id : ids) cards.push_back(&trace::require_gpu(trace::builtin_gpu_catalog(), id));
+  return cards;
+}
+
+}  // namespace
+
 TEST_CASE("fit_mode: fits, largest batch, sharded floor", "[fit]") {
   trace::ModeMemory mode;
   mode.fixed_bytes = 1000;
@@ -33,15 +52,9 @@ TEST_CASE("fit_mode: fits, largest batch, sharded floor", "[fit]") {
 }
 
 TEST_CASE("Llama-3.1-8B on a T4: serving needs two cards tensor-parallel", "[fit]") {
-  const trace::ModelDescription model =
-      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
-  const trace::ParameterCount params = trace::count_parameters(model);
-  trace::MemoryAssumptions a;
-  const trace::MemoryEstimate memory = trace::estimate_memory(model, params, a);
-  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
-  const std::vector<const trace::GpuSpec*> cards{&trace::require_gpu(catalog, "t4"),
-                                                 &trace::require_gpu(catalog, "h100")};
-  const std::vector<trace::CardFit> fits = trace::fit_cards(memory, model, cards, a);
+  const Llama8B llama;
+  const std::vector<trace::CardFit> fits = trace::fit_cards(
+      llama.memory, llama.model, built_in_cards({"t4", "h100"}), llama.assumptions);
   // T4: 14.74 GiB usable x 0.95 = 14.0 GiB budget < 16.06 GB of bf16 weights.
   CHECK_FALSE(fits[0].serve.fits);
   // Two cards: 512 MiB + 8,030,261,248 bytes + 256 MiB of KV each.
@@ -77,17 +90,13 @@ TEST_CASE("expert parallel: experts split over cards dividing the expert count",
 }
 
 TEST_CASE("fit_cards: with a training job, sharded counts come from the job estimator", "[fit]") {
-  const trace::ModelDescription model =
-      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
-  const trace::ParameterCount params = trace::count_parameters(model);
-  trace::MemoryAssumptions a;
-  const trace::MemoryEstimate memory = trace::estimate_memory(model, params, a);
-  const std::vector<const trace::GpuSpec*> cards{
-      &trace::require_gpu(trace::builtin_gpu_catalog(), "a10g")};
-  const trace::JobEstimator estimator(model, params, a);
+  const Llama8B llama;
+  const trace::MemoryAssumptions& a = llama.assumptions;
+  const trace::JobEstimator estimator(llama.model, llama.params, a);
   trace::Job job;  // mixed precision AdamW, the assumptions' sequence and batch
   const trace::TrainingCardSearch search{estimator, job};
-  const trace::CardFit card = trace::fit_cards(memory, model, cards, a, &search).at(0);
+  const trace::CardFit card =
+      trace::fit_cards(llama.memory, llama.model, built_in_cards({"a10g"}), a, &search).at(0);
   // 8B at 16 bytes of states per parameter cannot train on one 22 GiB card.
   CHECK_FALSE(card.full_finetune.fits);
   REQUIRE(card.full_finetune.min_cards);
