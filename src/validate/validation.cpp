@@ -69,10 +69,11 @@ std::optional<std::pair<int, int>> version_in(const std::string& framework) {  /
 }
 
 // The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
-// Unsloth's kernel; vocab-parallel for Megatron (ms-swift's megatron sft, NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script),
-// wherever the text says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs
-// all use CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE;
-// transformers' full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
+// Unsloth's kernel; vocab-parallel where the framework is Megatron (ms-swift's megatron sft,
+// NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script), wherever the text
+// says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs all use
+// CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE; transformers'
+// full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
 // cell alone (its version); `source`: where the row comes from (its date).
 LossImpl loss_named_in(const std::string& text, const std::string& framework,
                        const std::string& source) {  // lower case
@@ -162,8 +163,8 @@ std::int64_t grad_accum_in(const std::string& text, std::int64_t gpus, std::int6
 // reduce-scatters every micro-batch.
 bool accumulates_without_sync(const std::string& text) {  // text: lower case
   if (text.find("torchtune") != std::string::npos) return false;
-  return names_lightning(text) || text.find("accelerate") != std::string::npos ||
-         text.find("trainer") != std::string::npos || text.find("trl") != std::string::npos;
+  static const std::regex hf_trainers(R"(\b(accelerate|trainer|trl)\b)");
+  return names_lightning(text) || std::regex_search(text, hf_trainers);
 }
 
 // Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
