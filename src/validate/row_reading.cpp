@@ -1,0 +1,439 @@
+// One row of a measured-runs CSV read into a job: the job_* cells, and what the free-text cells
+// say beyond them, read the same way for every row (docs/validation.md, "How to read it").
+#include "row_reading.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <fmt/format.h>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <utility>
+
+#include "trace/csv.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/text_match.hpp"
+
+namespace trace {
+
+namespace {
+
+// GiB as a double, for the CSV's GiB columns.
+constexpr double k_gib_f = static_cast<double>(k_gib);
+
+// Whether the text says torch.compile ("compile", "compile=True"), not "no compile".
+bool compiled_in(const std::string& text) {  // text: lower case
+  for (std::size_t at = text.find("compile"); at != std::string::npos;
+       at = text.find("compile", at + 1)) {
+    const std::string_view before = std::string_view(text).substr(0, at);
+    const bool negated = before.ends_with("no ") || before.ends_with("without ") ||
+                         before.ends_with("no torch.") || text.compare(at, 13, "compile=false") == 0;
+    if (!negated) return true;
+  }
+  return false;
+}
+
+// The first year and month a text gives ("2024-09", "Sept 2024", "(v0.3, Oct 2024)").
+std::optional<std::pair<int, int>> year_month_in(const std::string& text) {  // text: lower case
+  static const std::regex numeric(R"((20\d\d)-(0[1-9]|1[0-2])\b)");
+  static const std::regex named(
+      R"(\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(20\d\d)\b)");
+  std::smatch match;
+  std::optional<std::pair<int, int>> found;
+  std::size_t at = std::string::npos;
+  if (std::regex_search(text, match, numeric)) {
+    found = std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
+    at = static_cast<std::size_t>(match.position(0));
+  }
+  if (std::regex_search(text, match, named) && static_cast<std::size_t>(match.position(0)) < at) {
+    static constexpr std::string_view months = "janfebmaraprmayjunjulaugsepoctnovdec";
+    found = std::pair{std::stoi(match[2].str()),
+                      static_cast<int>(months.find(match[1].str()) / 3) + 1};
+  }
+  return found;
+}
+
+// A version a framework cell gives ("torchtune 0.4.0", "(v0.3, Oct 2024)"), major and minor.
+std::optional<std::pair<int, int>> version_in(const std::string& framework) {  // lower case
+  static const std::regex version(R"((?:^|[\s(])v?(\d{1,2})\.(\d{1,3})(?:\.\d+)?(?=[\s,);]|$))");
+  std::smatch match;
+  if (!std::regex_search(framework, match, version)) return std::nullopt;
+  return std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
+}
+
+// The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
+// Unsloth's kernel; vocab-parallel where the framework is Megatron (ms-swift's megatron sft,
+// NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script), wherever the text
+// says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs all use
+// CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE; transformers'
+// full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
+// cell alone (its version); `source`: where the row comes from (its date).
+LossImpl loss_named_in(const std::string& text, const std::string& framework,
+                       const std::string& source) {  // lower case
+  const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
+  if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
+  if (has("unsloth")) return LossImpl::fused;
+  if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
+    return LossImpl::vocab_parallel;
+  }
+  if (has("litgpt") || has("lit-gpt") || has("chunked ce") || has("chunkedoutputloss") ||
+      has("chunked cross")) {
+    return LossImpl::chunked;
+  }
+  if (has("torchtune") && !has("standard ce") && !has("standard cross")) {
+    const std::optional<std::pair<int, int>> version = version_in(framework);
+    const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
+    if ((version && *version >= std::pair{0, 3}) || (date && *date >= std::pair{2024, 9})) {
+      return LossImpl::chunked;
+    }
+  }
+  return LossImpl::full;
+}
+
+// The number a row's text gives right after `key`, separated by spaces, '=' or ':'
+// ("max_num_batched_tokens 8192", "dropout=0.1", "max_num_batched_tokens 64,000"), as written
+// without its thousands commas; nothing when the key is absent or followed by anything else
+// ("> 64000" is a bound, not a setting).
+std::optional<std::string> number_after(const std::string& text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    std::size_t digit = at + key.size();
+    while (digit < text.size() && (text[digit] == ' ' || text[digit] == '=' || text[digit] == ':')) {
+      ++digit;
+    }
+    std::string number;
+    for (; digit < text.size() &&
+           ((text[digit] >= '0' && text[digit] <= '9') || text[digit] == ',' || text[digit] == '.');
+         ++digit) {
+      if (text[digit] != ',') number += text[digit];
+    }
+    while (!number.empty() && number.back() == '.') number.pop_back();  // a sentence's full stop
+    if (!number.empty()) return number;
+  }
+  return std::nullopt;
+}
+
+// The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout_p 0.05",
+// "dropout 0"), else the framework's default where the text names one whose default is not 0
+// (LitGPT: 0.05 in finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
+double lora_dropout_in(const std::string& text) {  // text: lower case
+  for (const std::string_view key : {"dropout", "dropout_p"}) {
+    if (const std::optional<std::string> written = number_after(text, key)) {
+      if (const std::optional<double> value = number_cell(*written); value && *value >= 0 && *value < 1) {
+        return *value;
+      }
+    }
+  }
+  if (text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos) {
+    return 0.05;
+  }
+  return 0.0;
+}
+
+bool names_lightning(const std::string& text) {  // text: lower case
+  return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos ||
+         text.find("lightning") != std::string::npos;
+}
+
+// The gradient accumulation a row states ("grad accum 8", "gradient_accumulation_steps=4"),
+// else LitGPT's default: its TrainArgs.global_batch_size of 64 samples per optimizer step
+// (litgpt/args.py; lit-gpt's 2023 finetune scripts used 128) over GPUs x micro-batch, as
+// LitGPT divides it.
+std::int64_t grad_accum_in(const std::string& text, std::int64_t gpus, std::int64_t batch) {
+  for (const std::string_view key : {"grad accum", "gradient accumulation", "grad_accum",
+                                     "gradient_accumulation_steps", "accumulation steps"}) {
+    if (const std::optional<std::string> written = number_after(text, key)) {
+      if (const std::optional<std::int64_t> steps = count_cell(*written); steps && *steps >= 1) {
+        return std::min<std::int64_t>(*steps, 1LL << 20);
+      }
+    }
+  }
+  if (names_lightning(text)) return std::max<std::int64_t>(1, 64 / gpus / std::max<std::int64_t>(batch, 1));
+  return 1;
+}
+
+// Whether a row's framework accumulates gradients under PyTorch FSDP's no_sync (Lightning
+// Fabric's no_backward_sync, Accelerate's accumulate() unless sync_each_batch); torchtune
+// reduce-scatters every micro-batch.
+bool accumulates_without_sync(const std::string& text) {  // text: lower case
+  if (text.find("torchtune") != std::string::npos) return false;
+  static const std::regex hf_trainers(R"(\b(accelerate|trainer|trl)\b)");
+  return names_lightning(text) || std::regex_search(text, hf_trainers);
+}
+
+// Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
+// base (the fp32 upcast of everything not quantized): PEFT's own QLoRA recipe, TRL's
+// SFTTrainer, axolotl, FastChat; not Unsloth, LLaMA-Factory, Answer.AI's fsdp_qlora, LitGPT or
+// torchtune, which load the base their own way.
+bool prepares_kbit_model(const std::string& text) {  // text: lower case
+  const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
+  if (has("unsloth") || has("llama-factory") || has("llamafactory") || has("fsdp_qlora") ||
+      has("litgpt") || has("lit-gpt") || has("torchtune")) {
+    return false;
+  }
+  return has("peft") || has("trl") || has("axolotl") || has("fastchat");
+}
+
+// Whether a row's framework and notes name flash-attn (FlashAttention 2/3, Unsloth's kernels,
+// Megatron / Transformer Engine) rather than torch SDPA.
+bool uses_flash_attention(const std::string& text) {  // text: lower case
+  for (const char* word : {"fa2", "fa3", "flash_attention_2", "flashattention", "flash-attn",
+                           "flash attention", "unsloth", "megatron"}) {
+    if (text.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Reads the job_* cells into a Job; returns a message naming the cell it could not read.
+std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
+  Job& job = row.job;
+  const auto get = [&](const char* name) {
+    const auto it = cell.find(name);
+    return it == cell.end() ? std::string() : it->second;
+  };
+  const std::string task = row.task;
+  if (task == "full" || task == "lora" || task == "qlora" || task == "serve") {
+    job.mode = *parse_job_mode(task);
+  } else if (task == "kv_capacity" || task == "activation_only") {
+    job.mode = JobMode::serve;
+  } else {
+    return fmt::format("job_task '{}' is not one of full, lora, qlora, serve, kv_capacity, "
+                       "activation_only",
+                       task);
+  }
+  if (const auto seq = count_cell(get("job_seq_len")); seq && *seq > 0) {
+    job.seq_len = *seq;
+    job.context = *seq;
+  } else if (task != "kv_capacity" && task != "activation_only") {
+    // Only the floor is known: the job at one token (validate_rows).
+    row.seq_len_unknown = true;
+    job.seq_len = job.context = 1;
+  } else {
+    job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
+  }
+  job.batch = count_cell(get("job_batch")).value_or(1);
+  if (job.batch < 1) job.batch = 1;
+  job.concurrency = job.batch;
+  // An empty job_gpus means one GPU only where the job is not sharded: a sharded job's card
+  // count decides its per-GPU peak, so it is not guessed.
+  const std::optional<std::int64_t> gpus = count_cell(get("job_gpus"));
+  const std::string sharding_cell = to_lower(get("job_sharding"));
+  job.gpus = gpus.value_or(1);
+  row.gpus_unknown = !gpus && !sharding_cell.empty() && sharding_cell != "single";
+  job.tp = count_cell(get("job_tp")).value_or(1);
+  job.pp = count_cell(get("job_pp")).value_or(1);
+  if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
+  std::string sharding = to_lower(get("job_sharding"));
+  if (sharding.ends_with("_offload")) {
+    job.cpu_offload = true;
+    sharding = sharding.substr(0, sharding.size() - 8);
+  }
+  if (sharding == "tp" && job.tp == 1) job.tp = job.gpus;
+  if (sharding == "pp" && job.pp == 1) job.pp = job.gpus;
+  const std::optional<Sharding> parsed_sharding = parse_sharding(sharding.empty() ? "single" : sharding);
+  if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
+  job.sharding = *parsed_sharding;
+  if (job.gpus % (job.tp * job.pp) != 0) job.gpus = job.tp * job.pp;
+  if (row.gpus_unknown) {
+    // The floor over card counts: the job spread over about 1,024 GPUs.
+    job.gpus = job.tp * job.pp * std::max<std::int64_t>(1, 1024 / (job.tp * job.pp));
+  }
+  const std::string checkpointing = get("job_grad_ckpt");
+  if (const auto value = parse_checkpointing(checkpointing.empty() ? "none" : checkpointing)) {
+    job.checkpointing = *value;
+  } else {
+    return fmt::format("job_grad_ckpt '{}' is not known", checkpointing);
+  }
+  const std::string attention = get("job_attention");
+  if (const auto value = parse_attention(attention.empty() ? "sdpa" : attention)) {
+    job.attention = *value;
+  } else {
+    return fmt::format("job_attention '{}' is not known", attention);
+  }
+  job.lora_rank = count_cell(get("job_lora_rank")).value_or(16);
+  if (job.lora_rank < 1) job.lora_rank = 16;
+  const std::string targets = to_lower(get("lora_targets"));
+  if (targets.find("all") != std::string::npos || targets.find("mlp") != std::string::npos ||
+      targets.find("gate") != std::string::npos || targets.find("up") != std::string::npos) {
+    job.lora_targets = LoraTargets::all_linear;
+  } else if (targets.find('k') != std::string::npos || targets.find('o') != std::string::npos) {
+    job.lora_targets = LoraTargets::attention;
+  } else if (targets.find('q') != std::string::npos) {
+    job.lora_targets = LoraTargets::attention_qv;
+  }
+  const std::string weights = to_lower(get("job_weights"));
+  if (weights == "nf4") {
+    job.base_nf4 = true;
+    // LitGPT names the two: bnb.nf4 (an F32 absmax per 64 values) and bnb.nf4-dq.
+    const std::string quantization = to_lower(get("quantization"));
+    job.nf4_double_quant = !(quantization.find("bnb.nf4") != std::string::npos &&
+                             quantization.find("nf4-dq") == std::string::npos);
+  } else if (!weights.empty() && weights != "n/a") {
+    const std::optional<Dtype> dtype = parse_dtype(weights);
+    if (!dtype) return fmt::format("job_weights '{}' is not known", weights);
+    job.base_dtype = *dtype;
+  }
+  const std::string precision = get("job_precision");
+  if (const auto value = parse_precision(precision.empty() ? "mixed" : precision)) {
+    job.precision = *value;
+  } else {
+    return fmt::format("job_precision '{}' is not known", precision);
+  }
+  const std::string optimizer = to_lower(get("job_optimizer"));
+  if (optimizer.empty() || optimizer == "none") {
+    job.optimizer = Optimizer::sgd;  // no optimizer state (serving rows)
+  } else if (optimizer.ends_with("(assumed)")) {
+    // The CSV's guess, not the source's word: only the floor (no optimizer state) is known.
+    row.optimizer_unknown = true;
+    row.job_optimizer_cell = get("job_optimizer");
+    job.optimizer = Optimizer::sgd;
+  } else if (const auto value = parse_optimizer(optimizer)) {
+    job.optimizer = *value;
+  } else {
+    return fmt::format("job_optimizer '{}' is not known", optimizer);
+  }
+  job.optimizer_in_backward = get("job_optimizer_in_backward") == "1";
+  // The optimizer cell as the source wrote it also says when its states live on the CPU
+  // (Megatron's optimizer_cpu_offload, DeepSpeed's offload_optimizer).
+  const std::string optimizer_text = to_lower(get("optimizer"));
+  if (optimizer_text.find("optimizer_cpu_offload true") != std::string::npos ||
+      optimizer_text.find("offload_optimizer=cpu") != std::string::npos) {
+    job.cpu_offload = true;
+  }
+  // The optimizer cell as the source wrote it says whether it is bitsandbytes' paged variant.
+  if (to_lower(get("optimizer")).find("paged") != std::string::npos) {
+    job.optimizer = job.optimizer == Optimizer::adamw_8bit ? Optimizer::paged_adamw_8bit
+                                                           : Optimizer::paged_adamw;
+  }
+  job.ep = count_cell(get("job_ep")).value_or(1);
+  if (job.ep < 1) job.ep = 1;
+  // job_attention "sdpa" covers SDPA and flash-attn alike; the framework and notes say which
+  // (flash-attn keeps K and V grouped, SDPA after a repeat to every head does not).
+  const std::string framework_and_notes = to_lower(get("framework") + " " + get("notes"));
+  if (job.attention == AttentionImpl::sdpa && uses_flash_attention(framework_and_notes)) {
+    job.attention = AttentionImpl::flash;
+  }
+  // Unsloth's fused LoRA kernels and torchtune's NF4 (torchao's linear_nf4 keeps only the
+  // weight) replace bitsandbytes' 4-bit matmul autograd.
+  if (const std::string framework = to_lower(get("framework"));
+      framework.find("unsloth") != std::string::npos ||
+      framework.find("torchtune") != std::string::npos) {
+    job.bnb_matmul_keeps_inputs = false;
+  }
+  if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
+    job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
+    job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
+                      prepares_kbit_model(framework_and_notes);
+  }
+  // PyTorch FSDP (job_sharding fsdp, not DeepSpeed's ZeRO-3): accumulation under no_sync keeps
+  // unsharded gradients; Lightning Fabric wraps LitGPT's frozen base and LoRA weights in one
+  // flat parameter per Block (use_orig_params=True), whose gradient covers the frozen share.
+  const std::string text_cells =
+      to_lower(get("micro_batch") + " " + get("seq_len") + " ") + framework_and_notes;
+  job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
+  if (sharding == "fsdp") {
+    job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
+    job.frozen_in_flat_params = names_lightning(framework_and_notes);
+  }
+  // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
+  job.compiled = compiled_in(framework_and_notes);
+  // The loss implementation: job_loss, else what the framework and notes say it used.
+  const std::string loss = get("job_loss");
+  if (!loss.empty()) {
+    const std::optional<LossImpl> value = parse_loss(loss);
+    if (!value) return fmt::format("job_loss '{}' is not known", loss);
+    job.loss = *value;
+  } else {
+    job.loss = loss_named_in(framework_and_notes, to_lower(get("framework")),
+                             to_lower(get("source")));
+  }
+  return "";
+}
+
+// The counter a measure_method cell names.
+MemoryCounter counter_named_in(const std::string& measure_method) {
+  const std::string text = to_lower(measure_method);
+  if (text.find("pynvml") != std::string::npos || text.find("nvidia-smi") != std::string::npos) {
+    return MemoryCounter::process;
+  }
+  // "does not say active vs reserved": unknown, read as the tightest counter
+  if (text.find("reserved") != std::string::npos && text.find("does not say") == std::string::npos) {
+    return MemoryCounter::reserved;
+  }
+  return MemoryCounter::allocated;
+}
+
+}  // namespace
+
+MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
+  MeasuredRow row;
+  row.row_id = cell["row_id"];
+  row.task = to_lower(cell["job_task"]);
+  row.model_id = cell["model_id"];
+  row.config_file = cell["config_file"];
+  row.usable_gib = number_cell(cell["job_usable_gib"]).value_or(0);
+  if (row.usable_gib <= 0) {
+    // "VRAM tier" rows: the nominal size in GB, as bytes.
+    row.usable_gib = number_cell(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;
+  }
+  row.measured_gib = number_cell(cell["job_measured_gib"]);
+  row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
+  row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
+  row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
+  row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);
+  // vLLM's profile run: chunked prefill feeds max_num_batched_tokens (as the row states it,
+  // else the V1 engine's default: V1, from 0.8, always chunks); without chunking (V0's
+  // default, --no-enable-chunked-prefill, or a setting given only as a bound, "> 64000") it
+  // covers at least max_model_len.
+  const std::string engine_text = to_lower(cell["seq_len"] + " " + cell["micro_batch"] + " " +
+                                           cell["framework"] + " " + cell["notes"]);
+  row.engine_batched_tokens =
+      count_cell(number_after(engine_text, "max_num_batched_tokens").value_or(""));
+  static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
+  static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+)(?:\.(\d+))?)");
+  const std::string framework_text = to_lower(cell["framework"]);
+  bool v1 = framework_text.find("vllm v1") != std::string::npos;
+  if (std::smatch version; std::regex_search(framework_text, version, vllm_version)) {
+    const std::int64_t major = count_cell(version[1].str()).value_or(0);
+    const std::int64_t minor = count_cell(version[2].str()).value_or(0);
+    const std::int64_t patch = count_cell(version[3].str()).value_or(0);
+    v1 = v1 || major > 0 || minor >= 8;
+    // vLLM caches MLA's latent from 0.7.1 (Feb 2025); before, K and V per head, V padded.
+    if (major == 0 && (minor < 7 || (minor == 7 && patch < 1))) {
+      row.engine_mla_cache = MlaCache::per_head_padded;
+    }
+  }
+  if (engine_text.find("vllm_mla_disable=1") != std::string::npos) {
+    row.engine_mla_cache = MlaCache::per_head_padded;
+  }
+  row.engine_chunked_prefill =
+      engine_text.find("no-enable-chunked-prefill") == std::string::npos &&
+      engine_text.find("chunked prefill off") == std::string::npos &&
+      !(!row.engine_batched_tokens && std::regex_search(engine_text, batched_bound)) &&
+      (row.engine_batched_tokens || v1);
+  const std::string counter = to_lower(cell["job_counter"]);
+  if (counter == "allocated" || counter == "active") {
+    row.counter = MemoryCounter::allocated;
+  } else if (counter == "reserved") {
+    row.counter = MemoryCounter::reserved;
+  } else if (counter == "process" || counter == "nvidia-smi" || counter == "nvml") {
+    row.counter = MemoryCounter::process;
+  } else {
+    row.counter = counter_named_in(cell["measure_method"]);
+  }
+  // A context size the row measured: "(1343 MiB context)" or "context (~1343 MiB)".
+  static const std::regex context_after(R"((\d+)\s*mib\)?\s*(?:of\s+)?(?:cuda\s+)?context)");
+  static const std::regex context_before(R"(context\s*\(~?\s*(\d+)\s*mib)");
+  const std::string context_text = to_lower(cell["measure_method"] + " " + cell["notes"]);
+  std::smatch match;
+  if (std::regex_search(context_text, match, context_after) ||
+      std::regex_search(context_text, match, context_before)) {
+    if (const std::optional<std::int64_t> mib = count_cell(match[1].str()); mib && *mib < (1 << 20)) {
+      row.measured_context_bytes = *mib * k_mib;
+    }
+  }
+  row.job_error = read_job(cell, row);
+  return row;
+}
+
+}  // namespace trace
