@@ -421,6 +421,10 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
   bad({"--format", "xml"}, {"--format", "xml"});
   bad({"--no-such-flag"}, {"--no-such-flag"});
   bad({"extra-positional"}, {"extra-positional"});
+  bad({"--mla-cache", "compressed"}, {"--mla-cache", "compressed"});
+  bad({"--mode", "full", "--grad-accum", "0"}, {"--grad-accum"});
+  bad({"--mode", "full", "--ep", "0"}, {"--ep", "1..4096"});
+  bad({"--mode", "full", "--ep", "8x"}, {"--ep", "8x"});
 }
 
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {
