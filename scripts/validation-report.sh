@@ -62,6 +62,9 @@ How to read it:
   accumulate under FSDP's `no_sync` (`--no-sync`), torchtune does not; Lightning Fabric wraps
   LitGPT's frozen base and its adapters in one flat parameter (`--frozen-in-flat-params`).
   See memory.md, "Gradient accumulation under FSDP".
+- **"read as"** (last column of every row below, `read_as` in `--json`): every setting trace
+  read from the row that moves its estimate, in one line, so each number can be traced to its
+  inputs.
 - **floors**: a training or serve row without `job_seq_len`, a sharded one without
   `job_gpus`, or one whose `job_optimizer` is marked `(assumed)` (the CSV's guess, not the
   source's word) has no single job; trace plans its floor (one token; the job spread over 1,024

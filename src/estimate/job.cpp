@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <utility>
 
@@ -515,6 +516,57 @@ std::string describe_training(const Job& job) {
   }
   if (job.compiled) label += ", compiled";
   return label;
+}
+
+std::string describe_job(const Job& job) {
+  std::vector<std::string> parts;
+  const auto add = [&](std::string part) { parts.push_back(std::move(part)); };
+  if (job.mode == JobMode::serve) {
+    add(fmt::format("serve {} tokens x {}", job.context, job.concurrency));
+  } else {
+    std::string mode = job.mode == JobMode::full ? "full" : job.mode == JobMode::lora ? "lora" : "qlora";
+    if (job.mode != JobMode::full) {
+      mode += fmt::format(" r{} {}", job.lora_rank,
+                          job.lora_targets == LoraTargets::attention_qv ? "q,v"
+                          : job.lora_targets == LoraTargets::attention  ? "attention"
+                                                                        : "all linear");
+    }
+    add(mode);
+    if (job.lora_dropout > 0) add(fmt::format("dropout {:g}", job.lora_dropout));
+    add(fmt::format("{} x {} tokens", job.seq_len, job.batch));
+  }
+  if (job.mode == JobMode::qlora || job.base_nf4) {
+    add(job.nf4_double_quant ? "nf4 base" : "nf4 base without double quant");
+  } else if (job.base_dtype == Dtype::int8) {
+    add("LLM.int8 base");
+  }
+  if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
+  if (!job.bnb_matmul_keeps_inputs && (job.mode == JobMode::qlora || job.base_nf4)) {
+    add("fused 4-bit kernels");
+  }
+  if (job.mode != JobMode::serve) add(describe_training(job));
+  if (job.gpus > 1) {
+    const char* strategy = "single";
+    switch (job.sharding) {
+      case Sharding::single: break;
+      case Sharding::ddp: strategy = "ddp"; break;
+      case Sharding::zero1: strategy = "zero1"; break;
+      case Sharding::zero2: strategy = "zero2"; break;
+      case Sharding::zero3: strategy = "zero3"; break;
+    }
+    std::string split = fmt::format("{} GPUs {}", job.gpus, strategy);
+    if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
+    if (job.pp > 1) split += fmt::format(" pp{}", job.pp);
+    if (job.ep > 1) split += fmt::format(" ep{}", job.ep);
+    add(split);
+  }
+  if (job.cpu_offload) add("cpu offload");
+  if (job.optimizer_in_backward) add("step in backward");
+  if (job.grad_accum > 1) {
+    add(fmt::format("accum {}{}", job.grad_accum, job.accumulate_unsharded ? " no_sync" : ""));
+  }
+  if (job.frozen_in_flat_params) add("frozen grads");
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCount& params,

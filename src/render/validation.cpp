@@ -55,6 +55,7 @@ std::string render_scoreboard_json(const Scoreboard& board) {
       item["estimate_gib"] = row.estimate_gib;
       item["predicted_fit"] = row.predicted_fit;
       if (row.floor_only) item["floor_only"] = true;
+      item["read_as"] = row.read_as;
     }
     if (row.measured_gib) item["measured_gib"] = *row.measured_gib;
     if (row.relative_error) item["relative_error"] = *row.relative_error;
@@ -93,10 +94,10 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
     out += fmt::format("- row {} ({}, {}): {}\n", row.row_id, row.task, row.model_id, row.reason);
   }
   if (!any) out += "None.\n";
-  out += "\n### Every row\n\n| row | task | model | measured GiB | trace GiB | error | ran? | trace says |\n";
-  out += "|---|---|---|---:|---:|---:|---|---|\n";
+  out += "\n### Every row\n\n| row | task | model | measured GiB | trace GiB | error | ran? | trace says | read as |\n";
+  out += "|---|---|---|---:|---:|---:|---|---|---|\n";
   for (const RowResult& row : board.results) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", row.row_id, row.task,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.row_id, row.task,
                        row.model_id,
                        row.measured_gib ? fmt::format("{:.2f}", *row.measured_gib) : "-",
                        row.planned ? fmt::format("{:.2f}", row.estimate_gib) : "-",
@@ -104,8 +105,9 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
                        row.oom ? "OOM" : "ran",
                        !row.planned           ? "not planned"
                        : row.predicted_fit    ? "fits"
-                       : row.floor_only       ? "does not fit (even at 1 token)"
-                                              : "does not fit");
+                       : row.floor_only       ? "does not fit (even its floor)"
+                                              : "does not fit",
+                       row.planned ? row.read_as : "-");
   }
   return out;
 }

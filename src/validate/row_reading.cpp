@@ -130,6 +130,49 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
   return 0.0;
 }
 
+// The LoRA targets a lora_targets cell names, module by module ("q,v", "q_proj,k_proj,v_proj",
+// "query_key_value", "all-linear", "q,k,v,output_proj + MLP"): any MLP module or "all" -> every
+// Linear; K, O or a fused QKV -> the attention; Q and V alone -> q, v. The text outside
+// parentheses first ("q,v (T5 attention)", "q_proj,v_proj (... lora_target all ...)"), the
+// parenthesised text when it names nothing ("FastChat default (q_proj,v_proj)"); nullopt when
+// neither names a module ("script default").
+std::optional<LoraTargets> lora_targets_in(const std::string& cell) {  // lower case
+  const auto named = [](const std::string& text) -> std::optional<LoraTargets> {
+    static const std::regex token(R"([a-z0-9_]+)");
+    bool q_or_v = false, attention = false, mlp = false;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), token);
+         it != std::sregex_iterator(); ++it) {
+      const std::string word = it->str();
+      const auto is = [&](std::initializer_list<const char*> names) {
+        return std::any_of(names.begin(), names.end(), [&](const char* name) { return word == name; });
+      };
+      if (is({"all", "mlp", "gate", "gate_proj", "up", "up_proj", "down", "down_proj", "w1", "w2",
+              "w3", "fc1", "fc2", "c_fc", "dense_h_to_4h", "dense_4h_to_h", "in_proj"})) {
+        mlp = true;
+      } else if (is({"k", "k_proj", "key", "lora_key", "o", "o_proj", "out_proj", "output_proj",
+                     "dense", "c_attn", "c_proj", "query_key_value", "qkv", "qkv_proj",
+                     "linear_qkv", "linear_proj", "w_pack"})) {
+        attention = true;
+      } else if (is({"q", "q_proj", "query", "lora_query", "v", "v_proj", "value", "lora_value"})) {
+        q_or_v = true;
+      }
+    }
+    if (mlp) return LoraTargets::all_linear;
+    if (attention) return LoraTargets::attention;
+    if (q_or_v) return LoraTargets::attention_qv;
+    return std::nullopt;
+  };
+  std::string outside, inside;
+  int depth = 0;
+  for (const char c : cell) {
+    if (c == '(') ++depth;
+    (depth > 0 ? inside : outside) += c;
+    if (c == ')' && depth > 0) --depth;
+  }
+  if (const std::optional<LoraTargets> targets = named(outside)) return targets;
+  return named(inside);
+}
+
 bool names_lightning(const std::string& text) {  // text: lower case
   return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos ||
          text.find("lightning") != std::string::npos;
@@ -252,14 +295,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   job.lora_rank = count_cell(get("job_lora_rank")).value_or(16);
   if (job.lora_rank < 1) job.lora_rank = 16;
-  const std::string targets = to_lower(get("lora_targets"));
-  if (targets.find("all") != std::string::npos || targets.find("mlp") != std::string::npos ||
-      targets.find("gate") != std::string::npos || targets.find("up") != std::string::npos) {
-    job.lora_targets = LoraTargets::all_linear;
-  } else if (targets.find('k') != std::string::npos || targets.find('o') != std::string::npos) {
-    job.lora_targets = LoraTargets::attention;
-  } else if (targets.find('q') != std::string::npos) {
-    job.lora_targets = LoraTargets::attention_qv;
+  if (const std::optional<LoraTargets> targets = lora_targets_in(to_lower(get("lora_targets")))) {
+    job.lora_targets = *targets;
   }
   const std::string weights = to_lower(get("job_weights"));
   if (weights == "nf4") {
@@ -333,7 +370,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
   if (sharding == "fsdp") {
     job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
-    job.frozen_in_flat_params = names_lightning(framework_and_notes);
+    job.frozen_in_flat_params =
+        (job.mode == JobMode::lora || job.mode == JobMode::qlora) && names_lightning(framework_and_notes);
   }
   // torch.compile, as the notes say it ("compile", "compile=True"), not "no compile".
   job.compiled = compiled_in(framework_and_notes);

@@ -26,6 +26,15 @@ namespace {
 // GiB as a double, for the estimates' GiB.
 constexpr double k_gib_f = static_cast<double>(k_gib);
 
+bool has_mla(const ModelDescription& model) {
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) {
+      if (block.attention.kind == AttentionKind::mla) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string repo_id_of(std::string_view model_id) {
@@ -170,6 +179,13 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         Job profile = job;
         profile.mode = JobMode::serve;
         profile.context = profile.seq_len = profile_tokens;
+        result.read_as = fmt::format(
+            "profile over {} tokens ({}), max_model_len {}{}{}", profile_tokens,
+            row.engine_chunked_prefill ? "chunked prefill" : "one pass", max_len,
+            job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
+            row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
+                ? ", MLA cached per head"
+                : "");
         profile.concurrency = 1;
         if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
         // The profile batch is one forward pass over all its tokens.
@@ -203,6 +219,9 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         }
       } else {
         const std::int64_t peak = estimate_job(model, params, job, a.memory).breakdown.total();
+        result.read_as = describe_job(job);
+        if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
+        if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
         // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
         // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
         // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).

@@ -172,6 +172,11 @@ ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCo
 /// the default ("checkpointing full", "eager attention", "chunked loss").
 std::string describe_training(const Job& job);
 
+/// Every setting of a job that moves its estimate, in one line ("lora r8 q,v, dropout 0.05,
+/// 1304 x 1 tokens, AdamW, bf16, checkpointing full, 2 GPUs zero3, accum 32 no_sync, frozen
+/// grads"), for reports that show how a job was read (trace validate's "read as").
+std::string describe_job(const Job& job);
+
 /// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
 /// nullopt when unknown.
 std::optional<JobMode> parse_job_mode(std::string_view text);

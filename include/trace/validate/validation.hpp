@@ -85,7 +85,10 @@ struct RowResult {
   bool predicted_fit = true;
   bool oom = false;
   std::optional<double> relative_error;  ///< (estimate - measured) / measured
-  bool floor_only = false;  ///< planned from the one-token floor (job_seq_len empty)
+  bool floor_only = false;  ///< planned from the job's floor (MeasuredRow::seq_len_unknown, ...)
+  /// How trace read the row: the job (describe_job) or the engine's profile run, and the
+  /// counter it compared with.
+  std::string read_as;
 };
 
 struct Scoreboard {

@@ -244,6 +244,34 @@ TEST_CASE("the validator reads torchtune's chunked loss from its version or date
   CHECK(loss("HF Trainer (Dec 2024),,x,,") == LossImpl::full);
 }
 
+TEST_CASE("the validator reads LoRA targets module by module", "[validate][lora]") {
+  using trace::LoraTargets;
+  const auto targets = [](const std::string& cell) {
+    return trace::parse_measured_csv(
+               "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,"
+               "job_usable_gib,job_measured_gib,job_oom,lora_targets\n"
+               "1,org/tiny,tiny.json,lora,128,1,1,40,,0,\"" + cell + "\"\n")
+        .at(0)
+        .job.lora_targets;
+  };
+  CHECK(targets("q,v") == LoraTargets::attention_qv);
+  // words around the module names are not modules: "lora_query", "attention", "default"
+  CHECK(targets("q,v (lora_query+lora_value)") == LoraTargets::attention_qv);
+  CHECK(targets("q,v (T5 attention)") == LoraTargets::attention_qv);
+  CHECK(targets("q_proj,v_proj (the same job with lora_target all trains)") ==
+        LoraTargets::attention_qv);
+  // the parenthesised names when the text outside names none
+  CHECK(targets("FastChat default (q_proj,v_proj)") == LoraTargets::attention_qv);
+  CHECK(targets("q_proj,k_proj,v_proj") == LoraTargets::attention);
+  CHECK(targets("query_key_value") == LoraTargets::attention);
+  CHECK(targets("linear_qkv, linear_proj (alpha 64)") == LoraTargets::attention);
+  CHECK(targets("q,k,v,output_proj + MLP") == LoraTargets::all_linear);
+  CHECK(targets("all-linear (alpha 32)") == LoraTargets::all_linear);
+  CHECK(targets("recipe default (c_attn, c_proj, w1, w2)") == LoraTargets::all_linear);
+  // nothing named: the job's default (every Linear)
+  CHECK(targets("script default") == LoraTargets::all_linear);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 7,822,976 allocated bytes (job_test.cpp). Reserved memory
   // is read through the 5% headroom: ceil(7,822,976 / 0.95) = 8,234,712; a whole-process counter
