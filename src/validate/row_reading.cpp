@@ -252,7 +252,11 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     row.seq_len_unknown = true;
     job.seq_len = job.context = 1;
   } else {
-    job.seq_len = job.context = 0;  // the engine's defaults apply (see validate_rows)
+    // The engine's max_model_len as the row's text states it ("max_model_len 65536"), else its
+    // default, the model's (validate_rows).
+    const std::optional<std::int64_t> stated = count_cell(
+        number_after(to_lower(get("seq_len") + " " + get("notes")), "max_model_len").value_or(""));
+    job.seq_len = job.context = stated && *stated > 0 ? *stated : 0;
   }
   job.batch = count_cell(get("job_batch")).value_or(1);
   if (job.batch < 1) job.batch = 1;
@@ -367,7 +371,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   // flat parameter per Block (use_orig_params=True), whose gradient covers the frozen share.
   const std::string text_cells =
       to_lower(get("micro_batch") + " " + get("seq_len") + " ") + framework_and_notes;
-  job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
+  if (job.mode != JobMode::serve) job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
   if (sharding == "fsdp") {
     job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
     job.frozen_in_flat_params =

@@ -184,6 +184,17 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_chunked_prefill);
 }
 
+TEST_CASE("an engine row without job_seq_len takes the max_model_len its text states", "[validate][kv]") {
+  const auto context = [](const std::string& text_cells) {
+    return trace::parse_measured_csv(k_header + row_line("1", "kv_capacity", "", "1", "single", "bf16",
+                                                         "79", "", "0", text_cells))
+        .at(0)
+        .job.context;
+  };
+  CHECK(context("vLLM,,x,,\"max_model_len 65,536, max_num_seqs 128\"") == 65'536);
+  CHECK(context("vLLM,,x,,") == 0);  // unstated: the model's own, in validate_rows
+}
+
 TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[validate][kv]") {
   using trace::MlaCache;
   // MLA caching arrived in vLLM 0.7.1; before it (or with VLLM_MLA_DISABLE=1) K and V per head.
