@@ -1,7 +1,6 @@
 #include "trace/cli/run.hpp"
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <ostream>
 
 #include "trace/cli/progress_line.hpp"
+#include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/catalog.hpp"
@@ -390,15 +390,12 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.tp = options.tp;
   job.pp = options.pp;
   if (!options.ep.empty() && options.ep != "off") {
-    std::int64_t ep = 0;
-    const auto [end, error] =
-        std::from_chars(options.ep.data(), options.ep.data() + options.ep.size(), ep);
-    if (error != std::errc() || end != options.ep.data() + options.ep.size() || ep < 1 ||
-        ep > k_max_cards) {
+    const std::optional<std::int64_t> ep = count_cell(options.ep);
+    if (!ep || *ep < 1 || *ep > k_max_cards) {
       throw ConfigError(fmt::format("--ep '{}' is not an expert-parallel size in 1..{}",
                                     options.ep, k_max_cards));
     }
-    job.ep = ep;
+    job.ep = *ep;
   }
   job.cpu_offload = options.cpu_offload;
   job.grad_accum = options.grad_accum;

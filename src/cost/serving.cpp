@@ -48,16 +48,6 @@ double routed_share_touched(const std::vector<MoeLayer>& layers, double tokens) 
   return all > 0 ? touched / all : 1.0;
 }
 
-std::int64_t kv_heads_of(const ModelDescription& model) {
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.mtp) continue;
-    for (const Block& block : stack.blocks) {
-      if (block.attention.kind == AttentionKind::standard) return block.attention.num_kv_heads;
-      if (block.attention.kind == AttentionKind::mla) return 1;  // one latent, replicated
-    }
-  }
-  return 1;
-}
 
 std::optional<std::int64_t> serve_peak(const JobEstimator& estimator, Job job,
                                        std::int64_t concurrency) {
@@ -214,8 +204,6 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   // Per-GPU quantities of one replica's step.
   const double tp = static_cast<double>(plan.tp);
   const double replicas = static_cast<double>(plan.replicas);
-  const double kv_split =
-      static_cast<double>(std::min(plan.tp, std::max<std::int64_t>(kv_heads_of(model), 1)));
   const double weights = static_cast<double>(
       job.weight_bytes ? *job.weight_bytes
                        : estimator.estimate(job).breakdown.weights * plan.tp);
@@ -226,9 +214,10 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
                                   : weights * routed_params / text_params;
   const std::vector<MoeLayer> layers = moe_layers(model);
   const std::int64_t mean_context = request.context_in + request.context_out / 2;
-  const double kv_per_request =
-      static_cast<double>(kv_cache_bytes(model, std::max<std::int64_t>(1, mean_context), job.kv_dtype,
-                                         {1, memory.mla_cache}));
+  // One tensor-parallel rank's share of a request's cache (kv_cache_bytes: heads split, and
+  // replicated past their count; an MLA latent whole on every rank).
+  const double kv_per_request = static_cast<double>(kv_cache_bytes(
+      model, std::max<std::int64_t>(1, mean_context), job.kv_dtype, {plan.tp, memory.mla_cache}));
   const double state_per_request = static_cast<double>(
       ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes));
   const double decode_flops = decode_token_flops(model, params, std::max<std::int64_t>(1, mean_context)).total();
@@ -250,7 +239,7 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
     const double share = (1 - with_prompt) * routed_share_touched(layers, b) +
                          with_prompt * routed_share_touched(layers, prompt_step_tokens);
     const double touched = weights - routed_bytes + routed_bytes * share;
-    point.bytes_per_step = touched / tp + b * kv_per_request / kv_split + 2 * b * state_per_request / tp;
+    point.bytes_per_step = touched / tp + b * kv_per_request + 2 * b * state_per_request / tp;
     point.flops_per_step = (b * decode_flops + b / out * prompt_flops) / tp;
     const double memory_time = point.bytes_per_step / plan.bandwidth_bytes_per_s;
     const double compute_time = point.flops_per_step / plan.peak_flops_per_s;

@@ -11,17 +11,15 @@ namespace trace {
 
 namespace {
 
-std::int64_t attention_heads(const ModelDescription& model, bool kv, MlaCache mla_cache) {
+// The attention head count tensor parallelism must divide.
+std::int64_t attention_heads(const ModelDescription& model) {
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
     for (const Block& block : stack.blocks) {
       const Attention& attention = block.attention;
-      // MLA's latent is one shared "head": every tensor-parallel rank keeps all of it.
-      if (attention.kind == AttentionKind::mla) {
-        return kv && mla_cache == MlaCache::latent ? 1 : attention.num_heads;
+      if (attention.kind == AttentionKind::mla || attention.kind == AttentionKind::standard) {
+        return attention.num_heads;
       }
-      if (attention.kind != AttentionKind::standard) continue;
-      return kv ? attention.num_kv_heads : attention.num_heads;
     }
   }
   return 1;
@@ -37,22 +35,17 @@ std::int64_t routed_experts(const ModelDescription& model) {
 }
 
 // Peak on each of `cards` cards at batch 1.
-std::int64_t per_card_bytes(const ModeMemory& mode, std::int64_t cards, bool tensor_parallel,
-                            std::int64_t kv_heads) {
+std::int64_t per_card_bytes(const ModeMemory& mode, std::int64_t cards,
+                            const PerSequenceOn& per_sequence_on) {
   const std::int64_t unsharded = mode.fixed_bytes - mode.shardable_bytes;  // overhead
   const std::int64_t sharded = ceil_div(mode.shardable_bytes, cards);
-  std::int64_t per_sequence = mode.per_sequence_bytes;
-  if (tensor_parallel) {
-    // KV heads split across cards; past kv_heads cards they are replicated.
-    per_sequence = ceil_div(per_sequence, std::min(cards, std::max<std::int64_t>(kv_heads, 1)));
-  }
-  return unsharded + sharded + per_sequence;
+  return unsharded + sharded + (per_sequence_on ? per_sequence_on(cards) : mode.per_sequence_bytes);
 }
 
 }  // namespace
 
 ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
-                 std::int64_t kv_heads) {
+                 const PerSequenceOn& per_sequence_on) {
   ModeFit fit;
   const std::int64_t at_one = checked_add(mode.fixed_bytes, mode.per_sequence_bytes);
   fit.fits = at_one <= budget_bytes;
@@ -69,7 +62,8 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
   fit.strategy = tensor_parallel ? "tensor parallel" : "ZeRO-3";
   for (std::int64_t cards = 2; cards <= k_max_cards; ++cards) {
     if (tensor_parallel && tp_divisor % cards != 0) continue;
-    const std::int64_t bytes = per_card_bytes(mode, cards, tensor_parallel, kv_heads);
+    const std::int64_t bytes =
+        per_card_bytes(mode, cards, tensor_parallel ? per_sequence_on : PerSequenceOn{});
     if (bytes <= budget_bytes) {
       fit.min_cards = cards;
       fit.bytes_per_card = bytes;
@@ -81,7 +75,7 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
 
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
                             std::int64_t num_experts) {
-  ModeFit fit = fit_mode(mode, budget_bytes, 0, 1);
+  ModeFit fit = fit_mode(mode, budget_bytes, 0);
   if (fit.fits) return fit;
   fit.min_cards.reset();
   fit.bytes_per_card = 0;
@@ -189,8 +183,16 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
                                const std::vector<const GpuSpec*>& gpus,
                                const MemoryAssumptions& assumptions,
                                const TrainingCardSearch* training) {
-  const std::int64_t heads = attention_heads(model, false, assumptions.mla_cache);
-  const std::int64_t kv_heads = attention_heads(model, true, assumptions.mla_cache);
+  const std::int64_t heads = attention_heads(model);
+  // Serving over n tensor-parallel cards: each keeps its share of a sequence's KV cache
+  // (kv_cache_bytes: heads split, replicated past their count, an MLA latent whole) and the
+  // whole SSM state.
+  const Dtype kv_dtype = assumptions.kv_dtype;
+  const std::int64_t kv_on_one = kv_cache_bytes(model, assumptions.context, kv_dtype, {1, assumptions.mla_cache});
+  const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {
+    return memory.serve.per_sequence_bytes - kv_on_one +
+           kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache});
+  };
   std::vector<CardFit> fits;
   for (const GpuSpec* gpu : gpus) {
     CardFit card;
@@ -198,8 +200,8 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.name = gpu->name;
     card.memory_bytes = gpu->memory_bytes_usable;
     card.budget_bytes = budget_bytes(gpu->memory_bytes_usable, assumptions.headroom_fraction);
-    card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0, kv_heads);
-    card.lora = fit_mode(memory.lora, card.budget_bytes, 0, kv_heads);
+    card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0);
+    card.lora = fit_mode(memory.lora, card.budget_bytes, 0);
     if (training) {
       shard_training(card.full_finetune, *training, JobMode::full, card.budget_bytes);
       shard_training(card.lora, *training, JobMode::lora, card.budget_bytes);
@@ -207,7 +209,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     const std::int64_t experts = routed_experts(model);
     card.serve = assumptions.expert_parallel && experts > 1
                      ? fit_expert_parallel(memory.serve, card.budget_bytes, experts)
-                     : fit_mode(memory.serve, card.budget_bytes, heads, kv_heads);
+                     : fit_mode(memory.serve, card.budget_bytes, heads, serve_per_sequence);
     fits.push_back(std::move(card));
   }
   return fits;

@@ -62,27 +62,29 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
 }
 
 // A base bitsandbytes quantizes on load, as it holds it: the tensors a bitsandbytes checkpoint
-// of the model stores (estimate_storage: nf4 packed two per byte with its absmax, or int8 with
-// an F32 scale per row, every Linear of the layers; the rest in bf16), MTP layers left out. (In
+// of the model without its MTP layers stores (estimate_storage: nf4 packed two per byte with its
+// absmax, or int8 with an F32 scale per row, every Linear of the layers; the rest in bf16). (In
 // memory the 256-entry nested code book is shared, not per Linear: 1 KiB each, not subtracted.)
 struct BitsandbytesBase {
   std::int64_t bytes = 0;              ///< with the unquantized rest in bf16
   std::int64_t unquantized_params = 0;  ///< the rest (embeddings, head, norms, routers)
 };
 
-BitsandbytesBase bitsandbytes_base(const ModelDescription& model, const ParameterCount& params,
-                                   QuantFormat format, bool double_quant) {
+BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat format,
+                                   bool double_quant) {
   ModelDescription quantized = model;
+  std::erase_if(quantized.stacks, [](const Stack& stack) { return stack.mtp; });
   quantized.torch_dtype = "bfloat16";
   Quantization q;
   q.format = format;
   q.method = "bitsandbytes";
   q.double_quant = double_quant;
   quantized.quantization = q;
+  const ParameterCount params = count_parameters(quantized);
   const StorageEstimate storage = estimate_storage(quantized, params);
   BitsandbytesBase base;
-  base.bytes = storage.bytes - storage.mtp_bytes;
-  base.unquantized_params = params.total - params.mtp - storage.quantized_values;
+  base.bytes = storage.bytes;
+  base.unquantized_params = params.total - storage.quantized_values;
   return base;
 }
 
@@ -202,7 +204,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     auto found = cache.bitsandbytes_bases.find(key);
     if (found == cache.bitsandbytes_bases.end()) {
       found = cache.bitsandbytes_bases
-                  .emplace(key, bitsandbytes_base(model, params, key.first, key.second))
+                  .emplace(key, bitsandbytes_base(model, key.first, key.second))
                   .first;
     }
     return checked_add(found->second.bytes,
@@ -246,6 +248,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // The frozen base: nf4 or int8 Linears (bitsandbytes) and the rest in bf16 (fp32 after
     // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
+    std::int64_t frozen_gradients = 0;
     if (job.mode == JobMode::qlora || job.base_nf4) {
       b.weights = bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes);
     } else if (job.base_dtype == Dtype::int8) {
@@ -254,6 +257,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
       b.weights = bytes_for(total, base);
+      // FSDP1 allocates a flat parameter's gradient whole, in the parameters' dtype: with frozen
+      // and trainable weights in one, the frozen base gets gradients too.
+      if (job.frozen_in_flat_params && job.sharding == Sharding::zero3) frozen_gradients = b.weights;
       if (job.precision == Precision::mixed && base == Dtype::fp32) {
         // Autocast casts each frozen fp32 weight to bf16 for its matmul and does not cache the
         // cast of a tensor that needs no gradient; backward keeps each copy for the input
@@ -270,12 +276,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const std::int64_t adapter_bytes = bytes.weight;
     b.weights = checked_add(b.weights, checked_mul(trainable, adapter_bytes));
     b.gradients = checked_mul(trainable, bytes.gradient);
-    if (job.frozen_in_flat_params && job.sharding == Sharding::zero3) {
-      // FSDP1 allocates a flat parameter's gradient whole: the frozen base's share at its own
-      // 16-bit (fp32 under --precision fp32) width.
-      b.gradients = checked_add(
-          b.gradients, checked_mul(total, job.precision == Precision::fp32 ? 4 : 2, "the gradients"));
-    }
+    b.gradients = checked_add(b.gradients, frozen_gradients);
     factored = trainable;
   } else {
     if (bytes.half_copy > 0) {

@@ -3,6 +3,7 @@
 #include "row_reading.hpp"
 
 #include <algorithm>
+#include <compare>
 #include <cstdint>
 #include <fmt/format.h>
 #include <optional>
@@ -54,12 +55,25 @@ std::optional<std::pair<int, int>> year_month_in(const std::string& text) {  // 
   return found;
 }
 
-// A version a framework cell gives ("torchtune 0.4.0", "(v0.3, Oct 2024)"), major and minor.
-std::optional<std::pair<int, int>> version_in(const std::string& framework) {  // lower case
-  static const std::regex version(R"((?:^|[\s(])v?(\d{1,2})\.(\d{1,3})(?:\.\d+)?(?=[\s,);]|$))");
+// The version a text gives for a framework (version_pattern(name)): the first "X.Y[.Z]" after
+// its name with no digit between ("torchtune 0.4.0", "torchtune lora_finetune_distributed (v0.3, Oct 2024)",
+// "vllm v0.5.4", "vllm 0.6.x"); a missing patch reads as 0.
+struct Version {
+  int major = 0, minor = 0, patch = 0;
+  auto operator<=>(const Version&) const = default;
+};
+std::regex version_pattern(std::string_view name) {
+  return std::regex(std::string(name) + R"([^0-9]{0,40}?v?(\d{1,3})\.(\d{1,3})(?:\.(\d{1,4}))?)");
+}
+std::optional<Version> version_after(const std::string& text, const std::regex& version) {  // lower case
   std::smatch match;
-  if (!std::regex_search(framework, match, version)) return std::nullopt;
-  return std::pair{std::stoi(match[1].str()), std::stoi(match[2].str())};
+  if (!std::regex_search(text, match, version)) return std::nullopt;
+  return Version{std::stoi(match[1].str()), std::stoi(match[2].str()),
+                 match[3].matched ? std::stoi(match[3].str()) : 0};
+}
+
+bool names_litgpt(const std::string& text) {  // text: lower case
+  return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos;
 }
 
 // The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
@@ -77,14 +91,15 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
   if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
     return LossImpl::vocab_parallel;
   }
-  if (has("litgpt") || has("lit-gpt") || has("chunked ce") || has("chunkedoutputloss") ||
+  if (names_litgpt(text) || has("chunked ce") || has("chunkedoutputloss") ||
       has("chunked cross")) {
     return LossImpl::chunked;
   }
   if (has("torchtune") && !has("standard ce") && !has("standard cross")) {
-    const std::optional<std::pair<int, int>> version = version_in(framework);
+    static const std::regex torchtune_version = version_pattern("torchtune");
+    const std::optional<Version> version = version_after(framework, torchtune_version);
     const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
-    if ((version && *version >= std::pair{0, 3}) || (date && *date >= std::pair{2024, 9})) {
+    if ((version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9})) {
       return LossImpl::chunked;
     }
   }
@@ -124,9 +139,7 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
       }
     }
   }
-  if (text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos) {
-    return 0.05;
-  }
+  if (names_litgpt(text)) return 0.05;
   return 0.0;
 }
 
@@ -174,8 +187,7 @@ std::optional<LoraTargets> lora_targets_in(const std::string& cell) {  // lower 
 }
 
 bool names_lightning(const std::string& text) {  // text: lower case
-  return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos ||
-         text.find("lightning") != std::string::npos;
+  return names_litgpt(text) || text.find("lightning") != std::string::npos;
 }
 
 // The gradient accumulation a row states ("grad accum 8", "gradient_accumulation_steps=4"),
@@ -211,7 +223,7 @@ bool accumulates_without_sync(const std::string& text) {  // text: lower case
 bool prepares_kbit_model(const std::string& text) {  // text: lower case
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("unsloth") || has("llama-factory") || has("llamafactory") || has("fsdp_qlora") ||
-      has("litgpt") || has("lit-gpt") || has("torchtune")) {
+      names_litgpt(text) || has("torchtune")) {
     return false;
   }
   return has("peft") || has("trl") || has("axolotl") || has("fastchat");
@@ -326,7 +338,6 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   } else if (optimizer.ends_with("(assumed)")) {
     // The CSV's guess, not the source's word: only the floor (no optimizer state) is known.
     row.optimizer_unknown = true;
-    row.job_optimizer_cell = get("job_optimizer");
     job.optimizer = Optimizer::sgd;
   } else if (const auto value = parse_optimizer(optimizer)) {
     job.optimizer = *value;
@@ -432,18 +443,13 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.engine_batched_tokens =
       count_cell(number_after(engine_text, "max_num_batched_tokens").value_or(""));
   static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
-  static const std::regex vllm_version(R"(vllm\s+v?(\d+)\.(\d+)(?:\.(\d+))?)");
   const std::string framework_text = to_lower(cell["framework"]);
   bool v1 = framework_text.find("vllm v1") != std::string::npos;
-  if (std::smatch version; std::regex_search(framework_text, version, vllm_version)) {
-    const std::int64_t major = count_cell(version[1].str()).value_or(0);
-    const std::int64_t minor = count_cell(version[2].str()).value_or(0);
-    const std::int64_t patch = count_cell(version[3].str()).value_or(0);
-    v1 = v1 || major > 0 || minor >= 8;
+  static const std::regex vllm_version = version_pattern("vllm");
+  if (const std::optional<Version> vllm = version_after(framework_text, vllm_version)) {
+    v1 = v1 || *vllm >= Version{0, 8};
     // vLLM caches MLA's latent from 0.7.1 (Feb 2025); before, K and V per head, V padded.
-    if (major == 0 && (minor < 7 || (minor == 7 && patch < 1))) {
-      row.engine_mla_cache = MlaCache::per_head_padded;
-    }
+    if (*vllm < Version{0, 7, 1}) row.engine_mla_cache = MlaCache::per_head_padded;
   }
   if (engine_text.find("vllm_mla_disable=1") != std::string::npos) {
     row.engine_mla_cache = MlaCache::per_head_padded;

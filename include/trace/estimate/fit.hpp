@@ -3,6 +3,7 @@
 /// headroom, finds the largest batch, and the fewest cards when one is not enough (ZeRO-3/FSDP
 /// for training, tensor parallelism for serving). Formulas: docs/memory.md.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,15 @@ struct CardFit {
   ModeFit serve;
 };
 
+/// What one sequence holds on each of `cards` tensor-parallel cards.
+using PerSequenceOn = std::function<std::int64_t(std::int64_t cards)>;
+
 /// Fit of one mode on a card with `budget_bytes` to spend. `tp_divisor`: serving shards only
-/// over card counts that divide it (the attention head count); 0 means any count (ZeRO-3).
+/// over card counts that divide it (the attention head count), each card holding
+/// `per_sequence_on(cards)` per sequence (unset: mode.per_sequence_bytes); 0 means any count
+/// (ZeRO-3), the per-sequence bytes whole on every card.
 ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
-                 std::int64_t kv_heads);
+                 const PerSequenceOn& per_sequence_on = {});
 /// Serving fit with expert parallelism: routed experts split over n cards (n divides
 /// num_experts), everything else replicated, each card holding its own sequences' KV cache.
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,

@@ -37,7 +37,6 @@ struct MeasuredRow {
   /// job_optimizer is marked "(assumed)" (the CSV's guess, not the source's): the floor is the
   /// job without optimizer state.
   bool optimizer_unknown = false;
-  std::string job_optimizer_cell;
   double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
   bool oom = false;

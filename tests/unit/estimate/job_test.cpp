@@ -43,6 +43,16 @@ trace::Job full_job() {
   return job;
 }
 
+// LoRA r = 8 on q and v in pure bf16, the rest as full_job.
+trace::Job lora_qv_job() {
+  trace::Job job = full_job();
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  return job;
+}
+
 }  // namespace
 
 TEST_CASE("the tiny model has the parameters derived by hand", "[job]") {
@@ -109,11 +119,7 @@ TEST_CASE("checkpointing and eager attention change the activations", "[job]") {
 }
 
 TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
-  trace::Job job = full_job();
-  job.mode = trace::JobMode::lora;
-  job.precision = trace::Precision::bf16_pure;
-  job.lora_rank = 8;
-  job.lora_targets = trace::LoraTargets::attention_qv;
+  trace::Job job = lora_qv_job();
   // per layer q 8 x (64 + 64) + v 8 x (64 + 32) = 1,792; x 2 layers
   const std::int64_t adapters = 3'584;
   trace::JobEstimate e = estimate(job);
@@ -189,11 +195,7 @@ TEST_CASE("FSDP: no_sync accumulation and frozen weights in flat parameters", "[
   CHECK(estimate(job).breakdown.gradients == k_params * 2 / 4);
 
   // LoRA r = 8 on q, v (3,584 adapters, bf16) over 2 GPUs.
-  job = full_job();
-  job.mode = trace::JobMode::lora;
-  job.precision = trace::Precision::bf16_pure;
-  job.lora_rank = 8;
-  job.lora_targets = trace::LoraTargets::attention_qv;
+  job = lora_qv_job();
   job.gpus = 2;
   job.sharding = trace::Sharding::zero3;
   CHECK(estimate(job).breakdown.gradients == 3'584 * 2 / 2);
@@ -341,4 +343,27 @@ TEST_CASE("a reused JobEstimator answers as a fresh estimate for every job", "[e
   job.lora_rank = 8;
   job.lora_targets = trace::LoraTargets::all_linear;
   CHECK(estimator.estimate(job).trainable_params == 16'384);
+}
+
+TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
+  trace::Job job = lora_qv_job();
+  job.lora_dropout = 0.05;
+  job.seq_len = 1304;
+  job.batch = 1;
+  job.checkpointing = trace::Checkpointing::full;
+  job.loss = trace::LossImpl::chunked;
+  job.gpus = 2;
+  job.sharding = trace::Sharding::zero3;
+  job.grad_accum = 32;
+  job.accumulate_unsharded = true;
+  job.frozen_in_flat_params = true;
+  CHECK(trace::describe_job(job) ==
+        "lora r8 q,v, dropout 0.05, 1304 x 1 tokens, AdamW, bf16, checkpointing full, chunked "
+        "loss, 2 GPUs zero3, accum 32 no_sync, frozen grads");
+  trace::Job serve;
+  serve.mode = trace::JobMode::serve;
+  serve.context = 4096;
+  serve.concurrency = 8;
+  serve.gpus = serve.tp = 2;
+  CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs single tp2");
 }

@@ -37,7 +37,7 @@ trace::Job lora_job() {
 const std::string k_header =
     "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
     "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework,"
-    "notes,measure_method,quantization,seq_len\n";
+    "notes,measure_method,quantization,seq_len,lora_targets\n";
 
 // One row of the tiny model: a full fine-tune at 128 x 2 under mixed precision with AdamW
 // unless the cells say otherwise.
@@ -49,6 +49,11 @@ std::string row_line(const std::string& id, const std::string& task, const std::
   return id + ",org/tiny,tiny.json," + task + "," + seq_len + ",2," + gpus + "," + sharding + "," +
          weights + ",mixed_fp32master,adamw," + usable + "," + measured + "," + oom + "," +
          text_cells + "\n";
+}
+
+// The job of one row_line, as the validator reads it.
+trace::Job job_of(const std::string& line) {
+  return trace::parse_measured_csv(k_header + line).at(0).job;
 }
 
 trace::MeasuredRow one_row(const std::string& task, const std::string& weights,
@@ -186,10 +191,8 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
 
 TEST_CASE("an engine row without job_seq_len takes the max_model_len its text states", "[validate][kv]") {
   const auto context = [](const std::string& text_cells) {
-    return trace::parse_measured_csv(k_header + row_line("1", "kv_capacity", "", "1", "single", "bf16",
-                                                         "79", "", "0", text_cells))
-        .at(0)
-        .job.context;
+    return job_of(row_line("1", "kv_capacity", "", "1", "single", "bf16", "79", "", "0", text_cells))
+        .context;
   };
   CHECK(context("vLLM,,x,,\"max_model_len 65,536, max_num_seqs 128\"") == 65'536);
   CHECK(context("vLLM,,x,,") == 0);  // unstated: the model's own, in validate_rows
@@ -212,10 +215,7 @@ TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[vali
 
 TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[validate][fsdp]") {
   const auto fsdp_row = [](const std::string& gpus, const std::string& text_cells) {
-    return trace::parse_measured_csv(
-               k_header + row_line("1", "lora", "128", gpus, "fsdp", "bf16", "40", "", "0", text_cells))
-        .at(0)
-        .job;
+    return job_of(row_line("1", "lora", "128", gpus, "fsdp", "bf16", "40", "", "0", text_cells));
   };
   // LitGPT (Lightning Fabric): no_backward_sync is FSDP's no_sync, Blocks wrap the frozen base
   // with the adapters; unstated, its default global batch of 64 over 2 GPUs x 2 sequences.
@@ -232,9 +232,8 @@ TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[vali
   CHECK_FALSE(torchtune.accumulate_unsharded);
   CHECK_FALSE(torchtune.frozen_in_flat_params);
   // DeepSpeed's ZeRO-3 has no no_sync.
-  const trace::Job deepspeed = trace::parse_measured_csv(
-      k_header + row_line("1", "lora", "128", "2", "zero3", "bf16", "40", "", "0",
-                          "HF Trainer + DeepSpeed,grad accum 8,x,,")).at(0).job;
+  const trace::Job deepspeed = job_of(row_line("1", "lora", "128", "2", "zero3", "bf16", "40", "",
+                                               "0", "HF Trainer + DeepSpeed,grad accum 8,x,,"));
   CHECK(deepspeed.grad_accum == 8);
   CHECK_FALSE(deepspeed.accumulate_unsharded);
 }
@@ -258,12 +257,7 @@ TEST_CASE("the validator reads torchtune's chunked loss from its version or date
 TEST_CASE("the validator reads LoRA targets module by module", "[validate][lora]") {
   using trace::LoraTargets;
   const auto targets = [](const std::string& cell) {
-    return trace::parse_measured_csv(
-               "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,"
-               "job_usable_gib,job_measured_gib,job_oom,lora_targets\n"
-               "1,org/tiny,tiny.json,lora,128,1,1,40,,0,\"" + cell + "\"\n")
-        .at(0)
-        .job.lora_targets;
+    return one_row("lora", "bf16", ",,x,,,\"" + cell + "\"").job.lora_targets;
   };
   CHECK(targets("q,v") == LoraTargets::attention_qv);
   // words around the module names are not modules: "lora_query", "attention", "default"
@@ -346,7 +340,7 @@ TEST_CASE("an assumed optimizer is judged by the floor without optimizer state",
   CHECK_FALSE(board.results[1].floor_only);
   CHECK(board.results[0].estimate_gib == board.results[1].estimate_gib);
   CHECK_FALSE(board.results[2].planned);
-  CHECK(board.results[2].reason.find("job_optimizer 'adamw(assumed)' is assumed, not the "
-                                     "source's; its floor (no optimizer state)") != std::string::npos);
+  CHECK(board.results[2].reason.find("job_optimizer is marked (assumed), not the source's word; "
+                                     "its floor (no optimizer state)") != std::string::npos);
   CHECK(board.error_rows == 0);
 }
