@@ -238,6 +238,15 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "serving: prompt tokens per forward pass (chunked prefill; 0 = whole prompt)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
+  app.add_option("--sampler-bytes", a.sampler_bytes_per_logit,
+                 "serving: bytes per logit the sampling step holds (vLLM's top-k/top-p sort)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 10));
+  app.add_option("--moe-chunk", a.moe_chunk_tokens,
+                 "serving: tokens a fused MoE kernel sizes its caches for at most "
+                 "(VLLM_FUSED_MOE_CHUNK_SIZE; 0 = all)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
   app.add_option("--cuda-context-mib", options.cuda_context_mib,
                  "per-process CUDA context and library workspace, MiB")
       ->capture_default_str();

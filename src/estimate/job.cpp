@@ -222,12 +222,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                              job.concurrency);
     b.ssm_state = checked_mul(
         ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes), job.concurrency);
-    // Prefill: the widest layer's working set over the prompts; fp32 logits of the last token
-    // of each sequence (what engines and generate() compute).
+    // The prefill's forward pass over the prompts (a chunk at a time), then the sampling step
+    // over each sequence's last-token logits; they never overlap, so the larger is the peak.
     std::int64_t tokens = checked_mul(job.context, job.concurrency);
     if (a.prefill_chunk_tokens > 0) tokens = std::min(tokens, a.prefill_chunk_tokens);
-    b.activations = ceil_div(prefill_activation_bytes(model, tokens, a), job.tp);
-    b.logits = checked_product({model.vocab_size, job.concurrency, 4}, "the logits");
+    b.activations = std::max(forward_working_bytes(model, tokens, job.tp, a),
+                             sampling_bytes(model, job.concurrency, tokens, a));
     return estimate;
   }
 

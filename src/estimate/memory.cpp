@@ -225,13 +225,122 @@ std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
   return params;
 }
 
-std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_t tokens,
-                                      const MemoryAssumptions& assumptions) {
-  std::int64_t widest = 0;
-  for (const LayerActivation& layer : layer_activations(model, 1)) {
-    widest = std::max(widest, layer.values_per_token);
+namespace {
+
+// Inference forward pass, per token on one tensor-parallel rank: the tensors a sub-layer holds
+// at once, as vLLM's modules keep them (locals live until the module returns). Its input and the
+// residual belong to the block and are counted there.
+struct ForwardValues {
+  std::int64_t per_token = 0;         // grows with every token of the pass
+  std::int64_t per_routed_token = 0;  // MoE caches: grow with min(tokens, moe_chunk_tokens)
+};
+
+std::int64_t rank_share(std::int64_t values, std::int64_t tp) { return ceil_div(values, tp); }
+
+std::int64_t attention_forward_values(const Attention& attention, std::int64_t tp) {
+  const std::int64_t heads = attention.num_heads;
+  switch (attention.kind) {
+    case AttentionKind::none: return 0;
+    case AttentionKind::linear: return attention.output_dim;
+    case AttentionKind::mla: {
+      // q latent, Q, kv latent + rope key, K/V expanded, attention output, o_proj output
+      const MlaShape& m = attention.mla;
+      const std::int64_t q_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+      return m.q_lora_rank + rank_share(heads * q_head, tp) + m.kv_lora_rank + m.qk_rope_head_dim +
+             rank_share(heads * (m.qk_nope_head_dim + m.v_head_dim), tp) +
+             rank_share(heads * m.v_head_dim, tp) + attention.output_dim;
+    }
+    case AttentionKind::standard: break;
   }
-  return checked_product({widest, tokens, assumptions.activation_bytes}, "the activations");
+  // the qkv projection's output (KV heads replicated past their count, as in the KV cache),
+  // the attention output and o_proj's output
+  const std::int64_t q_width = heads * attention.head_dim;
+  const std::int64_t kv_width =
+      ceil_div(std::max<std::int64_t>(attention.num_kv_heads, 1), tp) * attention.head_dim;
+  return rank_share(q_width * (attention.output_gate ? 2 : 1), tp) + 2 * kv_width +
+         rank_share(q_width, tp) + attention.output_dim;
+}
+
+// gate_up's output, act(gate) x up and down's output | fc1's output, act and fc2's output
+std::int64_t mlp_forward_values(const Mlp& mlp, std::int64_t tp) {
+  switch (mlp.kind) {
+    case MlpKind::none: return 0;
+    case MlpKind::linear: return mlp.input_dim;
+    case MlpKind::gated: return rank_share(3 * mlp.intermediate, tp) + mlp.input_dim;
+    case MlpKind::plain: return rank_share(2 * mlp.intermediate, tp) + mlp.input_dim;
+  }
+  return 0;
+}
+
+// in_proj's output, the conv output, the scan output, the gated norm's output, out_proj's output
+std::int64_t ssm_forward_values(const Ssm& ssm, std::int64_t tp) {
+  if (ssm.kind == SsmKind::mamba1) {
+    // in_proj (x, z), conv, x_proj (dt, B, C), dt_proj, scan output, out_proj
+    return rank_share(2 * ssm.inner, tp) + rank_share(ssm.inner, tp) + ssm.dt_rank +
+           2 * ssm.state + 2 * rank_share(ssm.inner, tp) + ssm.hidden;
+  }
+  return rank_share(ssm.in_proj_width(), tp) + rank_share(ssm.conv_channels(), tp) +
+         2 * rank_share(ssm.inner, tp) + ssm.hidden;
+}
+
+// vLLM's fused MoE: router logits, the shared experts' output, the output; per routed copy of a
+// token the w13 output, act(gate) x up and the w2 output (intermediate caches 1-3).
+ForwardValues moe_forward_values(const Moe& moe, std::int64_t tp) {
+  ForwardValues values;
+  values.per_token = moe.num_experts + moe.hidden_dim + 2 * moe.latent_dim +
+                     (moe.shared ? moe.hidden_dim : 0);
+  const std::int64_t expert_inner = moe.expert.kind == MlpKind::gated
+                                        ? rank_share(3 * moe.expert.intermediate, tp)
+                                        : rank_share(2 * moe.expert.intermediate, tp);
+  values.per_routed_token = moe.top_k * (expert_inner + moe.expert.input_dim);
+  return values;
+}
+
+}  // namespace
+
+std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t tokens,
+                                   std::int64_t tp, const MemoryAssumptions& assumptions) {
+  tp = std::max<std::int64_t>(tp, 1);
+  const std::int64_t routed_tokens =
+      assumptions.moe_chunk_tokens > 0 ? std::min(tokens, assumptions.moe_chunk_tokens) : tokens;
+  std::int64_t widest = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      // The sub-layers run one after another; a parallel-residual block keeps the attention
+      // output while its MLP runs.
+      const std::int64_t kept = block.parallel_residual ? model.hidden_size : 0;
+      std::int64_t sublayer = attention_forward_values(block.attention, tp);
+      if (block.cross_attention) {
+        sublayer = std::max(sublayer, attention_forward_values(*block.cross_attention, tp));
+      }
+      if (block.ssm) sublayer = std::max(sublayer, ssm_forward_values(*block.ssm, tp));
+      std::int64_t bytes = checked_mul(
+          std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), tokens, "the activations");
+      if (block.moe) {
+        const ForwardValues moe = moe_forward_values(*block.moe, tp);
+        if (block.moe->shared) {
+          bytes = std::max(bytes, checked_mul(kept + mlp_forward_values(*block.moe->shared, tp),
+                                              tokens, "the activations"));
+        }
+        bytes = std::max(bytes, checked_add(checked_mul(kept + moe.per_token, tokens, "the activations"),
+                                            checked_mul(moe.per_routed_token, routed_tokens,
+                                                        "the activations")));
+      }
+      // the block's input and the residual stream
+      bytes = checked_add(bytes, checked_mul(2 * model.hidden_size, tokens, "the activations"));
+      widest = std::max(widest, bytes);
+    }
+  }
+  return checked_mul(widest, assumptions.activation_bytes, "the activations");
+}
+
+std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequences,
+                            std::int64_t tokens, const MemoryAssumptions& assumptions) {
+  return checked_add(checked_product({sequences, model.vocab_size, assumptions.sampler_bytes_per_logit},
+                                     "the sampler"),
+                     checked_product({tokens, model.hidden_size, assumptions.activation_bytes},
+                                     "the sampler"));
 }
 
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,

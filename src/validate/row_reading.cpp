@@ -442,6 +442,8 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
                                            cell["framework"] + " " + cell["notes"]);
   row.engine_batched_tokens =
       count_cell(number_after(engine_text, "max_num_batched_tokens").value_or(""));
+  row.engine_max_num_seqs = count_cell(number_after(engine_text, "max_num_seqs")
+                                           .value_or(number_after(engine_text, "max-num-seqs").value_or("")));
   static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
   const std::string framework_text = to_lower(cell["framework"]);
   bool v1 = framework_text.find("vllm v1") != std::string::npos;

@@ -175,22 +175,24 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                 ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
                 : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
         // The engine's profile run: the checkpoint as stored (a quantized one at its stored
-        // size) and one forward pass over profile_tokens.
+        // size); max_num_seqs sequences sharing profile_tokens in one forward pass, then one
+        // sampling step over each sequence's last token.
+        const std::int64_t sequences = std::clamp<std::int64_t>(
+            row.engine_max_num_seqs.value_or(a.engine_max_num_seqs), 1, profile_tokens);
         Job profile = job;
         profile.mode = JobMode::serve;
-        profile.context = profile.seq_len = profile_tokens;
+        profile.concurrency = sequences;
+        profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
         result.read_as = fmt::format(
-            "profile over {} tokens ({}), max_model_len {}{}{}", profile_tokens,
-            row.engine_chunked_prefill ? "chunked prefill" : "one pass", max_len,
+            "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}", profile_tokens,
+            row.engine_chunked_prefill ? "chunked prefill" : "one pass", sequences, max_len,
             job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
             row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
                 ? ", MLA cached per head"
                 : "");
-        profile.concurrency = 1;
         if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
-        // The profile batch is one forward pass over all its tokens.
         MemoryAssumptions engine_memory = a.memory;
-        engine_memory.prefill_chunk_tokens = 0;
+        engine_memory.prefill_chunk_tokens = profile_tokens;
         const MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
         const std::int64_t weights = run.weights;
         const std::int64_t activation = run.activations;

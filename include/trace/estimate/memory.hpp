@@ -78,6 +78,13 @@ struct MemoryAssumptions {
   /// max_num_batched_tokens, SGLang's chunked_prefill_size, both 8,192 by default on large
   /// GPUs); 0 = the whole prompt at once (transformers' generate).
   std::int64_t prefill_chunk_tokens = 8192;
+  /// Serving: bytes per logit the sampling step holds at once (vLLM's top-k/top-p sampler,
+  /// docs/memory.md "Serve jobs": bf16 logits 2 + fp32 copy 4 + torch.sort's values 4, indices
+  /// 8, its index input 8 and cub's alternate key/value buffers 4 + 8).
+  std::int64_t sampler_bytes_per_logit = 38;
+  /// Serving: tokens vLLM's fused MoE kernel sizes its intermediate caches for at most
+  /// (VLLM_FUSED_MOE_CHUNK_SIZE, 32,768).
+  std::int64_t moe_chunk_tokens = 32768;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
@@ -130,10 +137,17 @@ bool lora_adapts(LoraTargets targets, std::string_view linear_name);
 std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
                              LoraTargets targets = LoraTargets::all_linear);
 
-/// Bytes a forward pass over `tokens` tokens holds at once for its widest layer (serving prefill,
-/// vLLM's profile run): that layer's saved values per token x tokens x activation bytes.
-std::int64_t prefill_activation_bytes(const ModelDescription& model, std::int64_t tokens,
-                                      const MemoryAssumptions& assumptions);
+/// Bytes one inference forward pass over `tokens` tokens holds at once on one tensor-parallel
+/// rank of `tp` (serving prefill, vLLM's profile run): nothing is kept for backward, so it is
+/// the busiest layer's input and residual plus the tensors its widest sub-layer holds together
+/// (docs/memory.md, "Serve jobs"); the text stacks only.
+std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t tokens,
+                                   std::int64_t tp, const MemoryAssumptions& assumptions);
+
+/// Bytes the sampling step holds at once: `sequences` rows of full-vocabulary logits at
+/// sampler_bytes_per_logit, plus the forward pass's output over `tokens` tokens it still holds.
+std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequences,
+                            std::int64_t tokens, const MemoryAssumptions& assumptions);
 
 /// KV-cache bytes one sequence of `context` tokens holds on one tensor-parallel rank: 2 (K and V)
 /// x ceil(kv heads / tp) x head_dim x min(context, window) per self-attention layer (past kv

@@ -47,6 +47,8 @@ struct MeasuredRow {
   /// chunks (its profile run then feeds those tokens, not max_model_len).
   std::optional<std::int64_t> engine_batched_tokens;
   bool engine_chunked_prefill = false;
+  /// Engine rows: the max_num_seqs the row states (the profile run samples that many sequences).
+  std::optional<std::int64_t> engine_max_num_seqs;
   /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with
   /// VLLM_MLA_DISABLE); the latent otherwise.
   MlaCache engine_mla_cache = MlaCache::latent;
@@ -71,6 +73,9 @@ struct ValidationAssumptions {
   std::int64_t engine_tp_comm_bytes = 1843LL << 20;
   /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none.
   std::int64_t engine_profile_tokens = 8192;
+  /// vLLM's max_num_seqs when the row gives none: the profile run splits its tokens over this
+  /// many sequences and samples each one's last token.
+  std::int64_t engine_max_num_seqs = 256;
 };
 
 struct RowResult {

@@ -263,8 +263,9 @@ TEST_CASE("serving prefill runs in chunks of prefill_chunk_tokens", "[job][serve
   job.context = 100'000;
   job.concurrency = 2;
   trace::MemoryAssumptions a;
-  // the widest layer saves 960 values per token (job_test.cpp); 8,192 tokens per pass, bf16
-  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 960LL * 8'192 * 2);
+  // the forward pass holds 576 values per token (serving_working_set_test.cpp); 8,192 tokens
+  // per pass, bf16
+  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 576LL * 8'192 * 2);
   a.prefill_chunk_tokens = 0;  // the whole 200,000-token batch at once
-  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 960LL * 200'000 * 2);
+  CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 576LL * 200'000 * 2);
 }

@@ -196,6 +196,11 @@ TEST_CASE("an engine row without job_seq_len takes the max_model_len its text st
   };
   CHECK(context("vLLM,,x,,\"max_model_len 65,536, max_num_seqs 128\"") == 65'536);
   CHECK(context("vLLM,,x,,") == 0);  // unstated: the model's own, in validate_rows
+  // the profile run samples max_num_seqs sequences: as stated, else vLLM's default (256)
+  CHECK(one_row("kv_capacity", "bf16", "vLLM,,x,,\"max_model_len 65,536, max_num_seqs 128\"")
+            .engine_max_num_seqs == 128);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM,--max-num-seqs 8,x,,").engine_max_num_seqs == 8);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,").engine_max_num_seqs.has_value());
 }
 
 TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[validate][kv]") {

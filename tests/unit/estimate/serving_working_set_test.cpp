@@ -1,0 +1,79 @@
+// The serving forward pass and the sampling step (docs/memory.md, "Serve jobs"), against numbers
+// derived by hand here and vLLM's own memory-profiling logs.
+#include "catch.hpp"
+#include "test_data.hpp"
+#include "tiny_models.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/estimate/memory.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+trace::ModelDescription catalog_model(const char* repo) {
+  return trace::parse_model_config(trace::test::catalog_text(repo));
+}
+
+}  // namespace
+
+TEST_CASE("forward pass: Llama-3.1-8B's MLP holds 3h + 3i per token, as vLLM measured",
+          "[memory][serve]") {
+  const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-8B");
+  const trace::MemoryAssumptions a;
+  // The block's input and residual (2 x 4,096), then gate_up's output (2 x 14,336), act(gate) x
+  // up (14,336) and down's output (4,096) while all are alive: 3 x 4,096 + 3 x 14,336 = 55,296
+  // bf16 values per token. vLLM 0.6 on an RTX 3090 (vLLM issue #10517) logged a torch peak of
+  // 17.06 GiB at max_model_len 20,000 and 17.98 GiB at 29,000 over weights of "14.9888 GB"
+  // (vLLM divides by 2^30 there): 2.07 and 2.99 GiB.
+  CHECK(trace::forward_working_bytes(llama, 20'000, 1, a) == 55'296LL * 20'000 * 2);  // 2.06 GiB
+  CHECK(trace::forward_working_bytes(llama, 29'000, 1, a) == 55'296LL * 29'000 * 2);  // 2.99 GiB
+  // Attention is narrower: qkv 4,096 + 2 x 1,024, its output 4,096 and o_proj's 4,096.
+  // Tensor parallel 2: the MLP's inner values halve, its output and the residual do not:
+  // 2 x 4,096 + 21,504 + 4,096 = 33,792.
+  CHECK(trace::forward_working_bytes(llama, 1'000, 2, a) == 33'792LL * 1'000 * 2);
+}
+
+TEST_CASE("sampling: full-vocabulary logits of each sequence at 38 bytes each", "[memory][serve]") {
+  const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-8B");
+  const trace::MemoryAssumptions a;
+  // vLLM's profile run at 8,192 tokens samples max_num_seqs = 256 sequences over 128,256 logits:
+  // 256 x 128,256 x 38 = 1,247,674,368, plus the forward's 8,192 x 4,096 bf16 output it still
+  // holds, 67,108,864: 1.2245 GiB. vLLM v0.6.5 logged an activation peak of 1.26 GiB for
+  // Llama-3-8B (same shapes) at 8,192 tokens, on TP 1 and TP 2 alike (vLLM PR #10511): the
+  // sampler, not the forward pass (0.84 / 0.50 GiB), sets it.
+  CHECK(trace::sampling_bytes(llama, 256, 8'192, a) == 1'247'674'368LL + 67'108'864LL);
+  CHECK(trace::forward_working_bytes(llama, 8'192, 1, a) < trace::sampling_bytes(llama, 256, 8'192, a));
+}
+
+TEST_CASE("serve jobs: the larger of the forward pass and the sampling step", "[job][serve]") {
+  const trace::ModelDescription model = trace::parse_model_config(trace::test::k_tiny_llama);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 100;
+  job.concurrency = 3;
+  // hidden 64, 4 heads x 16, 2 kv heads, intermediate 128: the MLP holds 3 x 128 + 64 values
+  // per token, the block's input and residual 2 x 64: 576 over 300 prompt tokens.
+  trace::MemoryBreakdown b = trace::estimate_job(model, params, job).breakdown;
+  CHECK(b.activations == 576 * 300 * 2);
+  CHECK(b.logits == 0);
+  // 1,000 one-token sequences: sampling 1,000 x 1,000 x 38 + 1,000 x 64 x 2 beats the forward
+  // pass's 576 x 1,000 x 2.
+  job.context = 1;
+  job.concurrency = 1'000;
+  b = trace::estimate_job(model, params, job).breakdown;
+  CHECK(b.activations == 1'000LL * 1'000 * 38 + 1'000 * 64 * 2);
+}
+
+TEST_CASE("forward pass: fused MoE caches per routed token, chunked", "[memory][serve][moe]") {
+  const trace::ModelDescription mixtral = trace::parse_model_config(trace::test::k_tiny_mixtral);
+  trace::MemoryAssumptions a;
+  // hidden 64; attention 4 heads x 16 with 4 kv heads: qkv 192 + output 64 + o_proj 64 = 320.
+  // MoE: 8 router logits + the 64-wide output per token, and per routed copy (top 2) w13's
+  // 2 x 32, act 32 and w2's 64: 2 x 160 = 320. Plus the input and residual, 128.
+  // 100 tokens: 72 x 100 + 320 x 100 = 39,200 beats attention's 32,000.
+  CHECK(trace::forward_working_bytes(mixtral, 100, 1, a) == (39'200 + 128 * 100) * 2);
+  // Caches sized for 50 tokens at most: 72 x 100 + 320 x 50 = 23,200, so attention is wider.
+  a.moe_chunk_tokens = 50;
+  CHECK(trace::forward_working_bytes(mixtral, 100, 1, a) == (32'000 + 128 * 100) * 2);
+}
