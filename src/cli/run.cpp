@@ -75,6 +75,7 @@ struct PlanOptions {
   bool no_sync = false;
   bool frozen_in_flat_params = false;
   bool compiled = false;
+  bool autocast = false;
   bool job_flags_given = false;
   // time and cost (docs/cost.md)
   std::int64_t tokens = 0;
@@ -273,6 +274,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
                  "fused (Unsloth's kernels, torchtune's torchao NF4)")
       ->capture_default_str();
+  app.add_flag("--autocast", options.autocast,
+               "serving: fp32 weights (--dtype fp32) under torch.autocast, which caches a bf16 "
+               "copy of each weight (Lightning's bf16-mixed generate)");
   app.add_flag("--compile", options.compiled,
                "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved");
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
@@ -375,6 +379,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
   job.compiled = options.compiled;
+  job.serve_autocast = options.autocast;
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;
   job.kbit_upcast = options.kbit_upcast;

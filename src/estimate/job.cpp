@@ -213,10 +213,17 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
 
   if (job.mode == JobMode::serve) {
     const Dtype dtype = job.base_dtype.value_or(Dtype::bf16);
-    const std::int64_t weights =
+    std::int64_t weights =
         job.weight_bytes ? *job.weight_bytes
                          : (job.base_nf4 ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, 2)
                                          : bytes_for(total, dtype));
+    if (job.serve_autocast) {
+      // weight_bytes, when given, are the caller's fp32 weights
+      if (job.base_nf4 || (!job.weight_bytes && dtype != Dtype::fp32)) {
+        throw ConfigError("serving under autocast (--autocast) needs fp32 weights (--dtype fp32)");
+      }
+      weights = checked_add(weights, checked_mul(total, a.autocast_copy_bytes, "the weights"));
+    }
     b.weights = ceil_div(weights, model_split);
     b.kv_cache = checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, {job.tp, a.mla_cache}),
                              job.concurrency);
@@ -542,6 +549,7 @@ std::string describe_job(const Job& job) {
     add("LLM.int8 base");
   }
   if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
+  if (job.mode == JobMode::serve && job.serve_autocast) add("fp32 weights under autocast");
   if (!job.bnb_matmul_keeps_inputs && (job.mode == JobMode::qlora || job.base_nf4)) {
     add("fused 4-bit kernels");
   }

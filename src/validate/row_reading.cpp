@@ -383,6 +383,12 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   const std::string text_cells =
       to_lower(get("micro_batch") + " " + get("seq_len") + " ") + framework_and_notes;
   if (job.mode != JobMode::serve) job.grad_accum = grad_accum_in(text_cells, job.gpus, job.batch);
+  // A serving row run under autocast (Lightning's "bf16-mixed" / "16-mixed", "autocast").
+  if (job.mode == JobMode::serve) {
+    const std::string precision_text = to_lower(get("precision"));
+    job.serve_autocast = precision_text.find("-mixed") != std::string::npos ||
+                         precision_text.find("autocast") != std::string::npos;
+  }
   if (sharding == "fsdp") {
     job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
     job.frozen_in_flat_params =

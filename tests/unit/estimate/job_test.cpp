@@ -223,6 +223,20 @@ TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
   CHECK(e.breakdown.activations == 576 * 300 * 2);
 }
 
+TEST_CASE("serving under autocast keeps fp32 weights and their bf16 copies", "[job][serve]") {
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 100;
+  job.base_dtype = trace::Dtype::fp32;
+  CHECK(estimate(job).breakdown.weights == k_params * 4);
+  // autocast caches the bf16 cast of every weight while its context is open: 4 + 2 bytes
+  job.serve_autocast = true;
+  CHECK(estimate(job).breakdown.weights == k_params * (4 + 2));
+  // autocast over bf16 weights is no serving setup trace knows: bad input, not a guess
+  job.base_dtype = trace::Dtype::bf16;
+  CHECK_THROWS_WITH(estimate(job), Catch::Contains("--dtype fp32"));
+}
+
 TEST_CASE("job values out of range are bad input", "[job][bad_input]") {
   trace::Job job = full_job();
   job.gpus = 3;

@@ -349,3 +349,22 @@ TEST_CASE("an assumed optimizer is judged by the floor without optimizer state",
                                      "its floor (no optimizer state)") != std::string::npos);
   CHECK(board.error_rows == 0);
 }
+
+TEST_CASE("the validator reads autocast serving from the precision cell", "[validate][serve]") {
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework,"
+      "precision\n";
+  const auto job = [&header](const std::string& task, const std::string& precision) {
+    return trace::parse_measured_csv(header + "1,org/tiny,tiny.json," + task +
+                                     ",60,1,1,single,fp32,fp32,none,79,,0,lit-gpt generate,\"" +
+                                     precision + "\"\n")
+        .at(0)
+        .job;
+  };
+  // Lightning's precision names ("bf16-mixed", "16-mixed") and autocast; "bf16-true" is not
+  CHECK(job("serve", "fp32 weights (bf16-mixed setting)").serve_autocast);
+  CHECK(job("serve", "fp16 under torch.autocast").serve_autocast);
+  CHECK_FALSE(job("serve", "bf16-true").serve_autocast);
+  CHECK_FALSE(job("full", "bf16-mixed").serve_autocast);  // training rows: job_precision says it
+}
