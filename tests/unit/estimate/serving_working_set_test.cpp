@@ -77,3 +77,26 @@ TEST_CASE("forward pass: fused MoE caches per routed token, chunked", "[memory][
   a.moe_chunk_tokens = 50;
   CHECK(trace::forward_working_bytes(mixtral, 100, 1, a) == (32'000 + 128 * 100) * 2);
 }
+
+TEST_CASE("forward pass: a Mamba-1 mixer by hand (mamba-130m)", "[memory][serve][ssm]") {
+  const trace::ModelDescription mamba = trace::test::fixture("state-spaces--mamba-130m-hf.json");
+  const trace::MemoryAssumptions a;
+  // hidden 768, d_inner 1,536, d_state 16, dt_rank 48: in_proj's x and z 3,072, the conv output
+  // 1,536, x_proj's dt, B, C 48 + 32, dt_proj's output and the scan's 2 x 1,536, out_proj's 768:
+  // 8,528, plus the block's input and residual 1,536.
+  CHECK(trace::forward_working_bytes(mamba, 1'000, 1, a) == 10'064LL * 1'000 * 2);
+}
+
+TEST_CASE("forward pass: DeepSeek-V3's MLA and routed experts by hand", "[memory][serve][moe]") {
+  const trace::ModelDescription deepseek = catalog_model("deepseek-ai/DeepSeek-V3");
+  const trace::MemoryAssumptions a;
+  // MLA: q latent 1,536, Q 128 x 192, kv latent 512 + rope key 64, K/V expanded 128 x (128 +
+  // 128), the attention output 128 x 128, o_proj's 7,168: 83,008. MoE: 256 router logits, the
+  // output and the shared expert's output 2 x 7,168, and per routed copy (top 8) w13 2 x 2,048,
+  // act 2,048 and w2's 7,168: 14,592 + 8 x 13,312 = 121,088, the widest; plus 2 x 7,168.
+  CHECK(trace::forward_working_bytes(deepseek, 1'000, 1, a) == 135'424LL * 1'000 * 2);
+  // TP 8 splits the heads and the experts' inner widths, not the latents or the outputs:
+  // MLA 1,536 + 3,072 + 576 + 4,096 + 2,048 + 7,168 = 18,496; MoE 14,592 + 8 x (768 + 7,168)
+  // = 78,080.
+  CHECK(trace::forward_working_bytes(deepseek, 1'000, 8, a) == (78'080LL + 14'336) * 1'000 * 2);
+}
