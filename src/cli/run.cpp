@@ -243,6 +243,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "serving: bytes per logit the sampling step holds (vLLM's top-k/top-p sort)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 10));
+  app.add_option("--max-num-seqs", a.max_num_seqs,
+                 "serving: sequences the engine samples per step and reserves memory for "
+                 "(vLLM's max_num_seqs; 0 = the concurrency only, as transformers' generate)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   app.add_option("--moe-chunk", a.moe_chunk_tokens,
                  "serving: tokens a fused MoE kernel sizes its caches for at most "
                  "(VLLM_FUSED_MOE_CHUNK_SIZE; 0 = all)")

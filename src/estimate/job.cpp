@@ -233,8 +233,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.
     std::int64_t tokens = checked_mul(job.context, job.concurrency);
     if (a.prefill_chunk_tokens > 0) tokens = std::min(tokens, a.prefill_chunk_tokens);
-    b.activations = std::max(forward_working_bytes(model, tokens, job.tp, a),
-                             sampling_bytes(model, job.concurrency, tokens, a));
+    b.activations =
+        std::max(forward_working_bytes(model, tokens, job.tp, a),
+                 sampling_bytes(model, std::max(job.concurrency, a.max_num_seqs), tokens, a));
     return estimate;
   }
 

@@ -452,6 +452,10 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
                                            .value_or(number_after(engine_text, "max-num-seqs").value_or("")));
   static const std::regex batched_bound(R"(max_num_batched_tokens\s*[<>])");
   const std::string framework_text = to_lower(cell["framework"]);
+  for (const char* engine : {"vllm", "sglang", "text-generation-inference", "tgi", "tensorrt",
+                             "lmdeploy"}) {
+    row.serving_engine = row.serving_engine || framework_text.find(engine) != std::string::npos;
+  }
   bool v1 = framework_text.find("vllm v1") != std::string::npos;
   static const std::regex vllm_version = version_pattern("vllm");
   if (const std::optional<Version> vllm = version_after(framework_text, vllm_version)) {

@@ -193,6 +193,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
         MemoryAssumptions engine_memory = a.memory;
         engine_memory.prefill_chunk_tokens = profile_tokens;
+        engine_memory.max_num_seqs = sequences;
         const MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
         const std::int64_t weights = run.weights;
         const std::int64_t activation = run.activations;
@@ -220,7 +221,13 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           }
         }
       } else {
-        const std::int64_t peak = estimate_job(model, params, job, a.memory).breakdown.total();
+        // generate() (no serving engine) prefills the whole prompt and samples only its batch.
+        MemoryAssumptions memory = a.memory;
+        if (job.mode == JobMode::serve && !row.serving_engine) {
+          memory.prefill_chunk_tokens = 0;
+          memory.max_num_seqs = 0;
+        }
+        const std::int64_t peak = estimate_job(model, params, job, memory).breakdown.total();
         result.read_as = describe_job(job);
         if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
         if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";

@@ -82,6 +82,10 @@ struct MemoryAssumptions {
   /// docs/memory.md "Serve jobs": bf16 logits 2 + fp32 copy 4 + torch.sort's values 4, indices
   /// 8, its index input 8 and cub's alternate key/value buffers 4 + 8).
   std::int64_t sampler_bytes_per_logit = 38;
+  /// Serving: sequences the engine samples in one step at most and reserves memory for,
+  /// whatever the load (vLLM's max_num_seqs, 256); the sampling step covers
+  /// max(concurrency, this). 0: the concurrency only (transformers' generate).
+  std::int64_t max_num_seqs = 256;
   /// Serving: tokens vLLM's fused MoE kernel sizes its intermediate caches for at most
   /// (VLLM_FUSED_MOE_CHUNK_SIZE, 32,768).
   std::int64_t moe_chunk_tokens = 32768;

@@ -47,6 +47,10 @@ struct MeasuredRow {
   /// chunks (its profile run then feeds those tokens, not max_model_len).
   std::optional<std::int64_t> engine_batched_tokens;
   bool engine_chunked_prefill = false;
+  /// Serve rows run by a serving engine (vLLM, SGLang, TGI, TensorRT-LLM, LMDeploy): chunked
+  /// prefill and a sampler sized for max_num_seqs. Otherwise generate() (transformers, LitGPT,
+  /// Accelerate): the whole prompt at once, sampling only the batch.
+  bool serving_engine = false;
   /// Engine rows: the max_num_seqs the row states (the profile run samples that many sequences).
   std::optional<std::int64_t> engine_max_num_seqs;
   /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with

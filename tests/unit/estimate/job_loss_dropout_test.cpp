@@ -263,6 +263,7 @@ TEST_CASE("serving prefill runs in chunks of prefill_chunk_tokens", "[job][serve
   job.context = 100'000;
   job.concurrency = 2;
   trace::MemoryAssumptions a;
+  a.max_num_seqs = 0;  // sampling only the 2 sequences: the forward pass is the larger
   // the forward pass holds 576 values per token (serving_working_set_test.cpp); 8,192 tokens
   // per pass, bf16
   CHECK(trace::estimate_job(model, params, job, a).breakdown.activations == 576LL * 8'192 * 2);

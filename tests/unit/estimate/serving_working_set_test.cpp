@@ -52,17 +52,26 @@ TEST_CASE("serve jobs: the larger of the forward pass and the sampling step", "[
   job.mode = trace::JobMode::serve;
   job.context = 100;
   job.concurrency = 3;
-  // hidden 64, 4 heads x 16, 2 kv heads, intermediate 128: the MLP holds 3 x 128 + 64 values
-  // per token, the block's input and residual 2 x 64: 576 over 300 prompt tokens.
-  trace::MemoryBreakdown b = trace::estimate_job(model, params, job).breakdown;
+  // As transformers' generate (sampling only its batch): hidden 64, 4 heads x 16, 2 kv heads,
+  // intermediate 128: the MLP holds 3 x 128 + 64 values per token, the block's input and
+  // residual 2 x 64: 576 over 300 prompt tokens, more than sampling 3 x 1,000 x 38 + 300 x 64 x 2.
+  trace::MemoryAssumptions a;
+  a.max_num_seqs = 0;
+  trace::MemoryBreakdown b = trace::estimate_job(model, params, job, a).breakdown;
   CHECK(b.activations == 576 * 300 * 2);
   CHECK(b.logits == 0);
   // 1,000 one-token sequences: sampling 1,000 x 1,000 x 38 + 1,000 x 64 x 2 beats the forward
   // pass's 576 x 1,000 x 2.
   job.context = 1;
   job.concurrency = 1'000;
-  b = trace::estimate_job(model, params, job).breakdown;
+  b = trace::estimate_job(model, params, job, a).breakdown;
   CHECK(b.activations == 1'000LL * 1'000 * 38 + 1'000 * 64 * 2);
+  // An engine (vLLM's default max_num_seqs, 256) reserves its sampler for 256 sequences however
+  // few are running: 256 x 1,000 x 38 + 300 x 64 x 2 for the 3 x 100-token prompts.
+  job.context = 100;
+  job.concurrency = 3;
+  CHECK(trace::estimate_job(model, params, job).breakdown.activations ==
+        256LL * 1'000 * 38 + 300 * 64 * 2);
 }
 
 TEST_CASE("forward pass: fused MoE caches per routed token, chunked", "[memory][serve][moe]") {

@@ -201,6 +201,11 @@ TEST_CASE("an engine row without job_seq_len takes the max_model_len its text st
             .engine_max_num_seqs == 128);
   CHECK(one_row("kv_capacity", "bf16", "vLLM,--max-num-seqs 8,x,,").engine_max_num_seqs == 8);
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,").engine_max_num_seqs.has_value());
+  // serve rows: an engine samples up to max_num_seqs; generate() only its batch
+  CHECK(one_row("serve", "bf16", "vLLM 0.6.3 OpenAI server,,x,,").serving_engine);
+  CHECK(one_row("serve", "bf16", "SGLang (Aug 2025),,x,,").serving_engine);
+  CHECK_FALSE(one_row("serve", "bf16", "lit-gpt generate/base.py,,x,,").serving_engine);
+  CHECK_FALSE(one_row("serve", "bf16", "HF transformers pipeline/generate,,x,,").serving_engine);
 }
 
 TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[validate][kv]") {
