@@ -186,12 +186,16 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
   const std::int64_t heads = attention_heads(model);
   // Serving over n tensor-parallel cards: each keeps its share of a sequence's KV cache
   // (kv_cache_bytes: heads split, replicated past their count, an MLA latent whole) and the
-  // whole SSM state.
+  // whole SSM state; the forward pass's working set shrinks with n, the sampling step on rank 0
+  // does not (serving_transient_bytes, counted in fixed_bytes at n = 1).
   const Dtype kv_dtype = assumptions.kv_dtype;
   const std::int64_t kv_on_one = kv_cache_bytes(model, assumptions.context, kv_dtype, {1, assumptions.mla_cache});
   const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {
     return memory.serve.per_sequence_bytes - kv_on_one +
-           kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache});
+           kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache}) +
+           serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
+                                   assumptions) -
+           memory.serve.breakdown.activations;
   };
   std::vector<CardFit> fits;
   for (const GpuSpec* gpu : gpus) {

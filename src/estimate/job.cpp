@@ -231,11 +231,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes), job.concurrency);
     // The prefill's forward pass over the prompts (a chunk at a time), then the sampling step
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.
-    std::int64_t tokens = checked_mul(job.context, job.concurrency);
-    if (a.prefill_chunk_tokens > 0) tokens = std::min(tokens, a.prefill_chunk_tokens);
-    b.activations =
-        std::max(forward_working_bytes(model, tokens, job.tp, a),
-                 sampling_bytes(model, std::max(job.concurrency, a.max_num_seqs), tokens, a));
+    b.activations = serving_transient_bytes(model, job.context, job.concurrency, job.tp, a);
     return estimate;
   }
 

@@ -343,6 +343,16 @@ std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequence
                                      "the sampler"));
 }
 
+std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t context,
+                                     std::int64_t concurrency, std::int64_t tp,
+                                     const MemoryAssumptions& assumptions) {
+  std::int64_t tokens = checked_mul(context, concurrency, "the prompt tokens");
+  if (assumptions.prefill_chunk_tokens > 0) tokens = std::min(tokens, assumptions.prefill_chunk_tokens);
+  return std::max(forward_working_bytes(model, tokens, tp, assumptions),
+                  sampling_bytes(model, std::max(concurrency, assumptions.max_num_seqs), tokens,
+                                 assumptions));
+}
+
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
                             KvSplit split) {
   std::int64_t values = 0;
@@ -544,10 +554,15 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   const std::int64_t routed = component_count(params, "experts");
   serve.expert_bytes = a.serve_expert_bytes >= 0 ? a.serve_expert_bytes
                                                  : bytes_for(routed, a.serve_weight_dtype);
-  serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
+  // The prefill's forward pass or the sampling step, whichever is larger (at the concurrency
+  // asked; up to max_num_seqs sequences it does not grow).
+  serve.breakdown.activations =
+      serving_transient_bytes(model, a.context, a.concurrency, 1, a);
+  serve.fixed_bytes = checked_add(checked_add(serve.breakdown.weights, serve.breakdown.overhead),
+                                  serve.breakdown.activations);
   serve.formula = fmt::format(
-      "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x concurrency + CUDA "
-      "context",
+      "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x concurrency + the "
+      "prefill or sampling transient + CUDA context",
       a.serve_weight_bytes >= 0
           ? std::string("the checkpoint's stored bytes")
           : fmt::format("params x {} ({})",

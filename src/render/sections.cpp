@@ -433,11 +433,12 @@ std::string concurrency_line(const Report& report) {
           : 0.0;
   return fmt::format(
       "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} [{} "
-      "usable less {:.0f}% headroom] - weights {} - CUDA context {}) / ({}) = {:.2f}, rounded down",
+      "usable less {:.0f}% headroom] - weights {} - CUDA context {} - prefill/sampling {}) / ({}) "
+      "= {:.2f}, rounded down",
       card.id, group_digits(report.assumptions.context), concurrency,
       format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
       report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),
-      format_bytes(b.overhead), per_request, ratio < 0 ? 0.0 : ratio);
+      format_bytes(b.overhead), format_bytes(b.activations), per_request, ratio < 0 ? 0.0 : ratio);
 }
 
 std::vector<std::string> stored_extra_lines(const Report& report) {

@@ -153,6 +153,13 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
 std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequences,
                             std::int64_t tokens, const MemoryAssumptions& assumptions);
 
+/// A serving engine's transient peak on one of `tp` ranks: the larger of the prefill's forward
+/// pass over min(context x concurrency, prefill_chunk_tokens) tokens and the sampling step over
+/// max(concurrency, max_num_seqs) sequences (rank 0 samples the whole vocabulary).
+std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t context,
+                                     std::int64_t concurrency, std::int64_t tp,
+                                     const MemoryAssumptions& assumptions);
+
 /// KV-cache bytes one sequence of `context` tokens holds on one tensor-parallel rank: 2 (K and V)
 /// x ceil(kv heads / tp) x head_dim x min(context, window) per self-attention layer (past kv
 /// heads ranks the heads are replicated, as vLLM does; an MLA latent is whole on every rank)
