@@ -253,6 +253,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "(VLLM_FUSED_MOE_CHUNK_SIZE; 0 = all)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
+  app.add_option_function<std::int64_t>(
+         "--tp-comm-mib", [&a](std::int64_t mib) { a.tp_comm_bytes = mib * k_mib; },
+         "serving with tensor parallelism: NCCL / all-reduce buffers per GPU, MiB (default 1843)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   app.add_option("--cuda-context-mib", options.cuda_context_mib,
                  "per-process CUDA context and library workspace, MiB")
       ->capture_default_str();

@@ -195,7 +195,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
            kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache}) +
            serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
                                    assumptions) -
-           memory.serve.breakdown.activations;
+           memory.serve.breakdown.activations + (cards > 1 ? assumptions.tp_comm_bytes : 0);
   };
   std::vector<CardFit> fits;
   for (const GpuSpec* gpu : gpus) {

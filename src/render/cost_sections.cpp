@@ -194,7 +194,7 @@ std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>> memory
            {"logits", b.logits},
            {"KV cache", b.kv_cache},
            {"SSM state", b.ssm_state},
-           {"CUDA context", b.overhead}}};
+           {overhead_label(report), b.overhead}}};
 }
 
 }  // namespace trace::sections

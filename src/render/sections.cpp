@@ -382,17 +382,25 @@ std::string kv_line(const Report& report) {
   return line;
 }
 
+// What a breakdown's overhead holds: the CUDA context, and for a tensor-parallel serve job the
+// communication buffers too.
+std::string overhead_label(const Report& report) {
+  return report.job && report.job->job.mode == JobMode::serve && report.job->job.tp > 1
+             ? "CUDA context + TP buffers"
+             : "CUDA context";
+}
+
 std::string job_line(const Report& report) {
   if (!report.job) return "";
   const JobVerdict& v = *report.job;
   const MemoryBreakdown& b = v.breakdown;
   std::string line = fmt::format(
       "Job {} on {} GPU(s): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
-      "+ logits {} + KV {} + state {} + CUDA context {}",
+      "+ logits {} + KV {} + state {} + {} {}",
       report.only_mode, v.job.gpus, format_bytes(v.peak_bytes()), format_bytes(b.weights),
       format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
       format_bytes(b.logits), format_bytes(b.kv_cache), format_bytes(b.ssm_state),
-      format_bytes(b.overhead));
+      overhead_label(report), format_bytes(b.overhead));
   if (!v.gpu.empty()) {
     line += fmt::format("; {} on {} (budget {})", v.fits ? "fits" : "does not fit", v.gpu,
                         format_bytes(v.budget_bytes));

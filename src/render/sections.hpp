@@ -36,6 +36,8 @@ std::string concurrency_line(const Report& report);
 std::string context_line(const Report& report);
 /// The --mode job's per-GPU peak and verdict ("" without a job).
 std::string job_line(const Report& report);
+/// "CUDA context", or "CUDA context + TP buffers" for a tensor-parallel serve job.
+std::string overhead_label(const Report& report);
 
 // ---- time and cost (cost_sections.cpp) ----
 /// "LoRA r16, all linear: 50,000 samples x 2,048 tokens x 10 epochs = 1.02B tokens (default run)".

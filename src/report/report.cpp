@@ -166,7 +166,9 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
         estimate_job(report.model, report.parameters, job, report.assumptions);
     verdict.breakdown = estimate.breakdown;
     verdict.trainable_params = estimate.trainable_params;
-    verdict.breakdown.overhead = report.assumptions.cuda_context_bytes;
+    // the CUDA context, beside any tensor-parallel buffers the estimate holds
+    verdict.breakdown.overhead =
+        checked_add(verdict.breakdown.overhead, report.assumptions.cuda_context_bytes);
     if (!request.gpu_ids.empty() && !report.cards.empty()) {
       const CardFit& card = report.cards.front();
       verdict.gpu = card.id;

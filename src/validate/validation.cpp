@@ -204,7 +204,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
                                                         static_cast<double>(usable));
           const std::int64_t non_torch =
-              a.engine_non_torch_bytes + (job.tp > 1 ? a.engine_tp_comm_bytes : 0);
+              a.engine_non_torch_bytes + (job.tp > 1 ? a.memory.tp_comm_bytes : 0);
           const std::int64_t kv_pool = budget - weights - non_torch - activation;
           const KvSplit kv_split{job.tp, row.engine_mla_cache};
           const std::int64_t per_sequence =

@@ -91,6 +91,10 @@ struct MemoryAssumptions {
   std::int64_t moe_chunk_tokens = 32768;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
+  /// Serving over more than one tensor-parallel GPU: NCCL and custom all-reduce buffers on each,
+  /// outside torch's allocator (vLLM logged 1.79 GiB more non-torch memory per GPU at TP 2 than
+  /// at TP 1 for Llama-3-8B, PR #10511). --tp-comm-mib.
+  std::int64_t tp_comm_bytes = 1843 * k_mib;
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
 };
 

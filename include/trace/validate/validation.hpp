@@ -72,9 +72,6 @@ struct ValidationAssumptions {
   /// vLLM's memory outside torch's allocator at TP 1 (NCCL, CUDA graphs' pools are inside its
   /// profile): 0.16-0.43 GiB in the logged runs.
   std::int64_t engine_non_torch_bytes = 384LL << 20;
-  /// Extra non-torch memory per GPU when TP > 1 (NCCL / custom all-reduce buffers): 1.79 GiB
-  /// more at TP 2 than TP 1 for Llama-3-8B (vLLM PR #10511).
-  std::int64_t engine_tp_comm_bytes = 1843LL << 20;
   /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none.
   std::int64_t engine_profile_tokens = 8192;
   /// vLLM's max_num_seqs when the row gives none: the profile run splits its tokens over this

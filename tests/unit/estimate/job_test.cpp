@@ -223,6 +223,15 @@ TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
   CHECK(e.breakdown.activations == 256 * 1'000 * 38 + 300 * 64 * 2);
 }
 
+TEST_CASE("serving over tensor-parallel GPUs holds communication buffers on each", "[job][serve]") {
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 100;
+  CHECK(estimate(job).breakdown.overhead == 0);  // one GPU: the caller adds the CUDA context
+  job.gpus = job.tp = 2;
+  CHECK(estimate(job).breakdown.overhead == 1'843LL << 20);  // NCCL / all-reduce, per GPU
+}
+
 TEST_CASE("serving under autocast keeps fp32 weights and their bf16 copies", "[job][serve]") {
   trace::Job job;
   job.mode = trace::JobMode::serve;
