@@ -74,7 +74,7 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
 }
 
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
-                            std::int64_t num_experts) {
+                            std::int64_t num_experts, std::int64_t comm_bytes) {
   ModeFit fit = fit_mode(mode, budget_bytes, 0);
   if (fit.fits) return fit;
   fit.min_cards.reset();
@@ -84,7 +84,7 @@ ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
   for (std::int64_t cards = 2; cards <= std::min(num_experts, k_max_cards); ++cards) {
     if (num_experts % cards != 0) continue;
     const std::int64_t bytes = replicated + ceil_div(mode.expert_bytes, cards) +
-                               mode.per_sequence_bytes;
+                               mode.per_sequence_bytes + comm_bytes;
     if (bytes <= budget_bytes) {
       fit.min_cards = cards;
       fit.bytes_per_card = bytes;
@@ -212,7 +212,8 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     }
     const std::int64_t experts = routed_experts(model);
     card.serve = assumptions.expert_parallel && experts > 1
-                     ? fit_expert_parallel(memory.serve, card.budget_bytes, experts)
+                     ? fit_expert_parallel(memory.serve, card.budget_bytes, experts,
+                                           assumptions.tp_comm_bytes)
                      : fit_mode(memory.serve, card.budget_bytes, heads, serve_per_sequence);
     fits.push_back(std::move(card));
   }

@@ -50,9 +50,10 @@ using PerSequenceOn = std::function<std::int64_t(std::int64_t cards)>;
 ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
                  const PerSequenceOn& per_sequence_on = {});
 /// Serving fit with expert parallelism: routed experts split over n cards (n divides
-/// num_experts), everything else replicated, each card holding its own sequences' KV cache.
+/// num_experts), everything else replicated, each card holding its own sequences' KV cache
+/// and, past one card, `comm_bytes` of all-to-all buffers.
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
-                            std::int64_t num_experts);
+                            std::int64_t num_experts, std::int64_t comm_bytes = 0);
 
 /// The longest context (tokens per request) with which `concurrency` requests fit in
 /// `budget_bytes` beside `fixed_bytes` (weights + CUDA context): the largest c with

@@ -107,6 +107,12 @@ TEST_CASE("expert parallel: experts split over cards dividing the expert count",
   CHECK(fit.strategy == "expert parallel");
   // The replicated part alone is over budget: no expert split helps.
   CHECK_FALSE(trace::fit_expert_parallel(mode, 340, 8).min_cards);
+  // 40 bytes of all-to-all buffers on each of several cards: n = 4 needs 590, n = 8 gives
+  // 300 + 100 + 50 + 40 = 490.
+  const trace::ModeFit with_buffers = trace::fit_expert_parallel(mode, 560, 8, 40);
+  REQUIRE(with_buffers.min_cards);
+  CHECK(*with_buffers.min_cards == 8);
+  CHECK(with_buffers.bytes_per_card == 490);
 }
 
 TEST_CASE("fit_cards: with a training job, sharded counts come from the job estimator", "[fit]") {
