@@ -218,8 +218,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                          : (job.base_nf4 ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, 2)
                                          : bytes_for(total, dtype));
     if (job.serve_autocast) {
-      // weight_bytes, when given, are the caller's fp32 weights
-      if (job.base_nf4 || (!job.weight_bytes && dtype != Dtype::fp32)) {
+      if (job.base_nf4 || dtype != Dtype::fp32) {
         throw ConfigError("serving under autocast (--autocast) needs fp32 weights (--dtype fp32)");
       }
       weights = checked_add(weights, checked_mul(total, a.autocast_copy_bytes, "the weights"));

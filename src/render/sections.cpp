@@ -382,10 +382,10 @@ std::string kv_line(const Report& report) {
   return line;
 }
 
-// What a breakdown's overhead holds: the CUDA context, and for a tensor-parallel serve job the
-// communication buffers too.
+// What a breakdown's overhead holds: the CUDA context, and anything the job estimate put there
+// beside it (a tensor-parallel serve job's communication buffers).
 std::string overhead_label(const Report& report) {
-  return report.job && report.job->job.mode == JobMode::serve && report.job->job.tp > 1
+  return report.job && report.job->breakdown.overhead > report.assumptions.cuda_context_bytes
              ? "CUDA context + TP buffers"
              : "CUDA context";
 }

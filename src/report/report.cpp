@@ -155,11 +155,11 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     Job& job = verdict.job;
     if (job.mode == JobMode::serve) {
       // The serving weights and KV dtype decided above (checkpoint format, MTP, --dtype).
-      if (job.serve_autocast && (report.assumptions.serve_weight_bytes >= 0 ||
-                                 report.assumptions.serve_weight_dtype != Dtype::fp32)) {
-        throw ConfigError("serving under autocast (--autocast) needs fp32 weights (--dtype fp32)");
-      }
       job.weight_bytes = report.memory.serve.breakdown.weights;
+      // their dtype, unless they are a quantized checkpoint's stored bytes
+      if (report.assumptions.serve_weight_bytes < 0) {
+        job.base_dtype = report.assumptions.serve_weight_dtype;
+      }
       job.kv_dtype = report.assumptions.kv_dtype;
     }
     const JobEstimate estimate =

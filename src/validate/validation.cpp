@@ -178,7 +178,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         // size); max_num_seqs sequences sharing profile_tokens in one forward pass, then one
         // sampling step over each sequence's last token.
         const std::int64_t sequences = std::clamp<std::int64_t>(
-            row.engine_max_num_seqs.value_or(a.engine_max_num_seqs), 1, profile_tokens);
+            row.engine_max_num_seqs.value_or(a.memory.max_num_seqs), 1, profile_tokens);
         Job profile = job;
         profile.mode = JobMode::serve;
         profile.concurrency = sequences;
@@ -203,8 +203,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         } else {
           const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
                                                         static_cast<double>(usable));
-          const std::int64_t non_torch =
-              a.engine_non_torch_bytes + (job.tp > 1 ? a.memory.tp_comm_bytes : 0);
+          // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds
+          const std::int64_t non_torch = a.engine_non_torch_bytes + run.overhead;
           const std::int64_t kv_pool = budget - weights - non_torch - activation;
           const KvSplit kv_split{job.tp, row.engine_mla_cache};
           const std::int64_t per_sequence =

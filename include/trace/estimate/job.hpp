@@ -122,8 +122,8 @@ struct Job {
   Dtype kv_dtype = Dtype::bf16;
   /// Serving under torch.autocast over fp32 weights (Lightning's "bf16-mixed" generate, an
   /// autocast pipeline): autocast caches the bf16 copy of every weight it casts while the
-  /// context is open, so fp32 weights cost 4 + autocast_copy_bytes per parameter. The weights
-  /// must be fp32 (base_dtype, or the caller's weight_bytes); anything else is a ConfigError.
+  /// context is open, so fp32 weights cost 4 + autocast_copy_bytes per parameter. base_dtype
+  /// must say fp32 (with or without weight_bytes); anything else is a ConfigError.
   bool serve_autocast = false;
   /// Serving: the weights' bytes when already known (a quantized checkpoint's stored size, MTP
   /// left out); otherwise the text model's parameters at base_dtype.

@@ -74,9 +74,6 @@ struct ValidationAssumptions {
   std::int64_t engine_non_torch_bytes = 384LL << 20;
   /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none.
   std::int64_t engine_profile_tokens = 8192;
-  /// vLLM's max_num_seqs when the row gives none: the profile run splits its tokens over this
-  /// many sequences and samples each one's last token.
-  std::int64_t engine_max_num_seqs = 256;
 };
 
 struct RowResult {

@@ -425,6 +425,11 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
   bad({"--mode", "full", "--grad-accum", "0"}, {"--grad-accum"});
   bad({"--mode", "full", "--ep", "0"}, {"--ep", "1..4096"});
   bad({"--mode", "full", "--ep", "8x"}, {"--ep", "8x"});
+  // autocast casts fp32 weights: bf16 ones (the default) or a quantized checkpoint are refused
+  bad({"--mode", "serve", "--autocast"}, {"--autocast", "--dtype fp32"});
+  bad({"--mode", "serve", "--dtype", "fp8", "--autocast"}, {"--autocast", "--dtype fp32"});
+  bad({"--max-num-seqs", "-1"}, {"--max-num-seqs"});
+  bad({"--tp-comm-mib", "-5"}, {"--tp-comm-mib"});
 }
 
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {
