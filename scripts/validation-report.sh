@@ -81,7 +81,11 @@ How to read it:
   (`model_memory_usage / float(2**30)`), so the peaks are 2.07 and 2.99 GiB, where trace says
   2.06 and 2.99 (rows 164–165, the same runs' KV pools, read 0.5% and 0.4% off).
 - **verdict**: peak + CUDA context (512 MiB) within the card's usable memory less 5% headroom,
-  the same rule as `trace check`.
+  the same rule as `trace check`. A boundary row (the longest context that fits a VRAM tier,
+  `unit_basis` nominal_card_GB) peaks at the tier by its own definition, so an estimate that
+  matches it lands above the budget: rows 172 and 173 (Unsloth's HF + FA2 baseline on 12 and
+  16 GB) read +1.2% and +0.3% over their tiers (in GiB) and are rejected for the headroom,
+  not for a wrong estimate (memory.md, "PEFT's kbit preparation").
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
   then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
   trace's own fixtures in `tests/data/configs/`; then the bundled catalog; then a re-upload's
@@ -89,7 +93,7 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.67 --max-false-reject 0.03
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.04
 --max-median-error 0.09 --max-p90-error 0.34`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)

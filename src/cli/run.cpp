@@ -295,7 +295,8 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one");
   app.add_flag("--kbit-upcast", options.kbit_upcast,
                "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit "
-               "or 8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32");
+               "or 8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
+               "hidden states are fp32 too");
   app.add_option("--lora-dropout", options.lora_dropout,
                  "LoRA dropout probability (PEFT's lora_dropout; LitGPT's default is 0.05): above 0 "
                  "each adapted Linear keeps a dropped-out copy of its input")

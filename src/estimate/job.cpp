@@ -254,10 +254,17 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     std::int64_t frozen_gradients = 0;
-    if (job.mode == JobMode::qlora || job.base_nf4) {
-      b.weights = bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes);
-    } else if (job.base_dtype == Dtype::int8) {
-      b.weights = bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes);
+    if (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) {
+      b.weights = job.base_dtype == Dtype::int8 && !(job.mode == JobMode::qlora || job.base_nf4)
+                      ? bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes)
+                      : bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes);
+      if (job.kbit_upcast && bytes.activation < 4) {
+        // The upcast head is an fp32 Linear under autocast: its compute-dtype cast is not cached
+        // (it needs no gradient) but backward keeps it for the input gradient.
+        b.weights = checked_add(b.weights, checked_product({model.vocab_size, model.hidden_size,
+                                                            a.autocast_copy_bytes},
+                                                           "the weights"));
+      }
     } else {
       const Dtype base = job.base_dtype.value_or(
           job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16);
@@ -377,8 +384,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
 
   // ---- activations ----
   const std::int64_t tokens = checked_mul(job.seq_len, job.batch, "the activations");
-  std::int64_t saved_values = 0;
-  std::int64_t widest_layer = 0;
+  // PEFT's kbit preparation upcasts the embeddings, so the residual stream (and what is
+  // computed from it outside autocast's matmuls) is fp32: those saved values cost 4 bytes, not
+  // the compute dtype's.
+  const std::int64_t residual_extra = job.kbit_upcast ? std::max<std::int64_t>(0, 4 - bytes.activation) : 0;
+  std::int64_t saved_bytes = 0;        // per token, all layers
+  std::int64_t widest_layer_bytes = 0;  // per token, the layer recomputed under checkpointing
   std::int64_t inputs = 0;
   std::int64_t chunk_states = 0;
   std::int64_t scores = 0;       // eager attention, all layers
@@ -408,8 +419,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
              ? layer.linear_input_values
              : 0) -
         (job.compiled ? layer.pointwise_values : 0);
-    saved_values = checked_add(saved_values, layer_values);
-    widest_layer = std::max(widest_layer, layer_values);
+    const std::int64_t layer_bytes =
+        checked_add(checked_mul(layer_values, act), checked_mul(layer.residual_dtype_values, residual_extra));
+    saved_bytes = checked_add(saved_bytes, layer_bytes);
+    widest_layer_bytes = std::max(widest_layer_bytes, layer_bytes);
     inputs = checked_add(inputs, layer.input_width);
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes);
     if (model.hidden_dropout > 0) {
@@ -426,16 +439,19 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       widest_scores = std::max(widest_scores, layer_scores);
     }
   }
-  // The final norm's input and the head's input, per token.
-  saved_values = checked_add(saved_values, 2 * model.hidden_size);
+  // The final norm's input (residual dtype) and the head's input, per token.
+  saved_bytes = checked_add(saved_bytes, checked_mul(model.hidden_size, 2 * act + residual_extra));
   inputs = checked_add(inputs, 2 * model.hidden_size);
+  // Checkpointed layer inputs are the residual stream; the head's input is not.
+  const std::int64_t input_bytes =
+      checked_add(checked_mul(inputs, act), checked_mul(inputs - model.hidden_size, residual_extra));
   // The embedding output's dropout mask, when the residual stream has dropout.
   const std::int64_t embedding_mask = model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
   switch (job.checkpointing) {
     case Checkpointing::none:
     case Checkpointing::selective:
       b.activations = checked_add(
-          checked_add(checked_product({saved_values, tokens, act}),
+          checked_add(checked_mul(saved_bytes, tokens, "the activations"),
                       checked_mul(masks + embedding_mask, tokens)),
           checked_add(checked_mul(chunk_states, job.batch),
                       job.checkpointing == Checkpointing::none ? scores : 0));
@@ -443,13 +459,15 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     case Checkpointing::full:
       // every layer's input, plus one layer recomputed in full during backward
       b.activations = checked_add(
-          checked_add(checked_product({inputs + widest_layer, tokens, act}),
+          checked_add(checked_mul(checked_add(input_bytes, widest_layer_bytes), tokens, "the activations"),
                       checked_mul(widest_masks + embedding_mask, tokens)),
           widest_scores);
       break;
     case Checkpointing::offload:
       b.activations = checked_add(
-          checked_add(checked_product({widest_layer + model.hidden_size, tokens, act}),
+          checked_add(checked_mul(checked_add(widest_layer_bytes,
+                                              checked_mul(model.hidden_size, act + residual_extra)),
+                                  tokens, "the activations"),
                       checked_mul(widest_masks + embedding_mask, tokens)),
           widest_scores);
       break;

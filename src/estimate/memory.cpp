@@ -48,6 +48,19 @@ std::int64_t mlp_inner_values(const Mlp& mlp) {
   return 0;
 }
 
+// The saved values of an MLP that come out of its up/gate (fc1) projections or their
+// activation: gate out, act(gate), up out | fc1 out. The product (down's input) is left out:
+// a bitsandbytes Linear saves its own compute-dtype copy of its input.
+std::int64_t mlp_projection_output_values(const Mlp& mlp) {
+  switch (mlp.kind) {
+    case MlpKind::gated: return 3 * mlp.intermediate;
+    case MlpKind::plain: return mlp.intermediate;
+    case MlpKind::none:
+    case MlpKind::linear: return 0;
+  }
+  return 0;
+}
+
 // The saved values a compiler can recompute from the others: act(gate) and act(gate) x up of a
 // gated MLP, act(fc1) of a plain one.
 std::int64_t mlp_pointwise_values(const Mlp& mlp) {
@@ -60,13 +73,20 @@ std::int64_t mlp_pointwise_values(const Mlp& mlp) {
   return 0;
 }
 
-std::int64_t ffn_pointwise_values(const Block& block) {
-  std::int64_t values = mlp_pointwise_values(block.mlp);
+// The sum of `per_mlp` over the MLPs one token passes through: the dense MLP, the top-k routed
+// experts and the shared experts.
+template <typename PerMlp>
+std::int64_t over_token_mlps(const Block& block, PerMlp per_mlp) {
+  std::int64_t values = per_mlp(block.mlp);
   if (block.moe) {
-    values += block.moe->top_k * mlp_pointwise_values(block.moe->expert);
-    if (block.moe->shared) values += mlp_pointwise_values(*block.moe->shared);
+    values += block.moe->top_k * per_mlp(block.moe->expert);
+    if (block.moe->shared) values += per_mlp(*block.moe->shared);
   }
   return values;
+}
+
+std::int64_t ffn_pointwise_values(const Block& block) {
+  return over_token_mlps(block, mlp_pointwise_values);
 }
 
 std::int64_t ffn_saved_values(const Block& block) {
@@ -426,6 +446,9 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.input_width = block.attention.input_dim;
       layer.linear_input_values = linear_input_values(block);
       layer.pointwise_values = ffn_pointwise_values(block);
+      layer.residual_dtype_values =
+          static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim +
+          over_token_mlps(block, mlp_projection_output_values);
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

@@ -198,6 +198,11 @@ struct LayerActivation {
   /// activation output and, when gated, the gate x up product (of every expert a token uses).
   /// torch.compile's min-cut partitioner recomputes them in backward instead of saving them.
   std::int64_t pointwise_values = 0;
+  /// Saved values per token that take the residual stream's dtype rather than the compute
+  /// dtype: the norms' inputs, and the MLP's up/gate (fc1) outputs and their activation (a
+  /// bitsandbytes Linear casts its output back to its input's dtype). fp32 when PEFT's
+  /// prepare_model_for_kbit_training upcasts the embeddings (docs/memory.md).
+  std::int64_t residual_dtype_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

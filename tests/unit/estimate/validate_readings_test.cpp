@@ -113,14 +113,42 @@ TEST_CASE("PEFT's kbit preparation keeps the unquantized parameters in fp32", "[
   const std::int64_t bf16_rest = estimate(job).breakdown.weights;
   job.kbit_upcast = true;
   // Outside the 73,728 nf4 values: 202,048 - 73,728 = 128,320 parameters (embedding, norms,
-  // head), 2 bytes more each in fp32.
-  CHECK(estimate(job).breakdown.weights - bf16_rest == 128'320 * 2);
+  // head), 2 bytes more each in fp32; and the fp32 head's bf16 cast under autocast, which
+  // backward keeps: V x h x 2 = 1,000 x 64 x 2 = 128,000.
+  CHECK(estimate(job).breakdown.weights - bf16_rest == 128'320 * 2 + 128'000);
   // An LLM.int8 base: the 73,728 Linear values at 1 byte + an F32 scale per output row
   // (per layer q 64 + k 32 + v 32 + o 64 + gate 128 + up 128 + down 64 = 512; 1,024 in all),
-  // the rest at 4 bytes after the upcast; adapters (3,584) in bf16.
+  // the rest at 4 bytes after the upcast; adapters (3,584) in bf16; the head's cast.
   job.mode = trace::JobMode::lora;
   job.base_dtype = trace::Dtype::int8;
-  CHECK(estimate(job).breakdown.weights == 73'728 + 1'024 * 4 + 128'320 * 4 + 3'584 * 2);
+  CHECK(estimate(job).breakdown.weights ==
+        73'728 + 1'024 * 4 + 128'320 * 4 + 3'584 * 2 + 128'000);
+}
+
+TEST_CASE("PEFT's kbit preparation makes the residual stream fp32", "[job][qlora]") {
+  // The upcast embedding makes the hidden states fp32; the norms' inputs and what the MLP's
+  // bitsandbytes up/gate Linears return (cast back to their input's dtype) and its activation
+  // stay fp32 under autocast: per layer 2 norms x 64 + gate, act(gate), up 3 x 128 = 512
+  // values, 2 bytes more each than bf16; + the final norm's input 64. 256 tokens.
+  trace::Job job = lora_job();
+  job.mode = trace::JobMode::qlora;
+  const std::int64_t bf16_stream = estimate(job).breakdown.activations;
+  job.kbit_upcast = true;
+  CHECK(estimate(job).breakdown.activations - bf16_stream == (2 * 512 + 64) * 2 * 256);
+  // Full checkpointing keeps each layer's input (2 x 64) and the final norm's input (64) in fp32,
+  // and recomputes one layer (512 values at 2 bytes more).
+  job.checkpointing = trace::Checkpointing::full;
+  job.kbit_upcast = false;
+  const std::int64_t bf16_checkpointed = estimate(job).breakdown.activations;
+  job.kbit_upcast = true;
+  CHECK(estimate(job).breakdown.activations - bf16_checkpointed == (2 * 64 + 64 + 512) * 2 * 256);
+  // A run in fp32 throughout has nothing to upcast and casts nothing for the head.
+  job.precision = trace::Precision::fp32;
+  job.kbit_upcast = false;
+  const trace::JobEstimate fp32_run = estimate(job);
+  job.kbit_upcast = true;
+  CHECK(estimate(job).breakdown.activations == fp32_run.breakdown.activations);
+  CHECK(estimate(job).breakdown.weights - fp32_run.breakdown.weights == 128'320 * 2);
 }
 
 TEST_CASE("a compiled chunked loss keeps only the bf16 logits", "[job][loss]") {
