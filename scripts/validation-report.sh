@@ -49,6 +49,9 @@ How to read it:
   `chunked` unless the row says standard CE, else `full`; see
   memory.md, "Logits and loss"); flash-attn rather than SDPA (`job_attention` says `sdpa` for
   both; FA2/FA3, FlashAttention, Unsloth or Megatron in `framework` + `notes` → `flash`);
+  mixed precision for a training row that says `bf16_pure` where the `framework` is Megatron
+  (its optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
+  parameter, adapters included: `--precision mixed`);
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA

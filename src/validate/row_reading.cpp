@@ -372,6 +372,12 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
       framework.find("torchtune") != std::string::npos) {
     job.bnb_matmul_keeps_inputs = false;
   }
+  // Megatron's optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
+  // or fp16 parameter (its "mixed precision" is the only half-precision mode), adapters too.
+  if (job.mode != JobMode::serve && job.precision == Precision::bf16_pure &&
+      to_lower(get("framework")).find("megatron") != std::string::npos) {
+    job.precision = Precision::mixed;
+  }
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
     job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&

@@ -423,3 +423,24 @@ TEST_CASE("the validator reads autocast serving from the precision cell", "[vali
   CHECK_FALSE(job("serve", "bf16-true").serve_autocast);
   CHECK_FALSE(job("full", "bf16-mixed").serve_autocast);  // training rows: job_precision says it
 }
+
+TEST_CASE("Megatron trains bf16 adapters with fp32 main copies and gradients", "[validate]") {
+  // job_precision bf16_pure on a LoRA row: read as mixed under Megatron (its optimizer keeps an
+  // fp32 main copy and fp32 main gradients of every trainable half-precision parameter), a full
+  // fine-tune too; as pure bf16 elsewhere and for serving.
+  const auto precision_of = [](const std::string& task, const std::string& framework) {
+    const std::string header =
+        "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+        "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+        "framework\n";
+    return trace::parse_measured_csv(header + "1,org/tiny,tiny.json," + task +
+                                     ",128,2,1,single,bf16,bf16_pure,adamw,80,,0," + framework + "\n")
+        .at(0)
+        .job.precision;
+  };
+  CHECK(precision_of("lora", "ms-swift megatron sft (LoRA)") == trace::Precision::mixed);
+  CHECK(precision_of("lora", "NeMo / Megatron-LM core") == trace::Precision::mixed);
+  CHECK(precision_of("lora", "HF Trainer + PEFT") == trace::Precision::bf16_pure);
+  CHECK(precision_of("full", "ms-swift megatron sft") == trace::Precision::mixed);
+  CHECK(precision_of("serve", "Megatron-LM inference") == trace::Precision::bf16_pure);
+}
