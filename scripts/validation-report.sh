@@ -51,7 +51,10 @@ How to read it:
   both; FA2/FA3, FlashAttention, Unsloth or Megatron in `framework` + `notes` → `flash`);
   mixed precision for a training row that says `bf16_pure` where the `framework` is Megatron
   (its optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
-  parameter, adapters included: `--precision mixed`);
+  parameter, adapters included: `--precision mixed`); AdamW's step on PyTorch's foreach path
+  (its temporary: memory.md, "The optimizer step") unless the `optimizer` cell says fused or
+  `adamw_hf`, the `framework` is Megatron or NeMo, or torchtune from v0.3 (its configs' AdamW
+  `fused: True` since PR #1575, Sept 2024);
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA

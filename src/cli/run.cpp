@@ -62,6 +62,7 @@ struct PlanOptions {
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
   bool kbit_upcast = false;
+  bool fused_optimizer = false;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -293,6 +294,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_flag("--no-double-quant", options.nf4_single_quant,
                "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
                "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one");
+  app.add_flag("--fused-optimizer", options.fused_optimizer,
+               "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
+               "Megatron): no foreach temporary of one optimizer state's size during the step");
   app.add_flag("--kbit-upcast", options.kbit_upcast,
                "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit "
                "or 8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
@@ -393,6 +397,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;
   job.kbit_upcast = options.kbit_upcast;
+  job.foreach_step = !options.fused_optimizer;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

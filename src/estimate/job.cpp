@@ -503,6 +503,16 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                          : a.logits_bytes_per_value;
   b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
                       job.tp);
+  // PyTorch's foreach AdamW (the default on CUDA) builds exp_avg_sq_sqrt, one state-sized
+  // temporary, during the step, when activations and logits are already freed: the step peaks
+  // above the forward pass when that temporary outweighs them. The excess counts with the
+  // optimizer.
+  if (job.optimizer == Optimizer::adamw && job.foreach_step && !job.optimizer_in_backward &&
+      !job.cpu_offload) {
+    const std::int64_t step_temporary = b.optimizer / 2;
+    b.optimizer = checked_add(
+        b.optimizer, std::max<std::int64_t>(0, step_temporary - b.activations - b.logits));
+  }
   return estimate;
 }
 
@@ -587,6 +597,10 @@ std::string describe_job(const Job& job) {
   }
   if (job.cpu_offload) add("cpu offload");
   if (job.optimizer_in_backward) add("step in backward");
+  if (!job.foreach_step && job.optimizer == Optimizer::adamw && !job.optimizer_in_backward &&
+      !job.cpu_offload) {
+    add("no foreach step");
+  }
   if (job.grad_accum > 1) {
     add(fmt::format("accum {}{}", job.grad_accum, job.accumulate_unsharded ? " no_sync" : ""));
   }

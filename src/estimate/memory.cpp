@@ -49,16 +49,11 @@ std::int64_t mlp_inner_values(const Mlp& mlp) {
 }
 
 // The saved values of an MLP that come out of its up/gate (fc1) projections or their
-// activation: gate out, act(gate), up out | fc1 out. The product (down's input) is left out:
-// a bitsandbytes Linear saves its own compute-dtype copy of its input.
+// activation: its inner values but the down projection's input (gate out, act(gate), up out |
+// fc1 out), which a bitsandbytes Linear keeps as its own compute-dtype copy.
 std::int64_t mlp_projection_output_values(const Mlp& mlp) {
-  switch (mlp.kind) {
-    case MlpKind::gated: return 3 * mlp.intermediate;
-    case MlpKind::plain: return mlp.intermediate;
-    case MlpKind::none:
-    case MlpKind::linear: return 0;
-  }
-  return 0;
+  const std::int64_t inner = mlp_inner_values(mlp);
+  return inner > 0 ? inner - mlp.intermediate : 0;
 }
 
 // The saved values a compiler can recompute from the others: act(gate) and act(gate) x up of a

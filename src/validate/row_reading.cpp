@@ -77,6 +77,16 @@ bool names_litgpt(const std::string& text) {  // text: lower case
 }
 
 // The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
+// torchtune v0.3 or later, by the row's version or date (Sept 2024 on). Lower case.
+bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
+                         const std::string& source) {
+  if (text.find("torchtune") == std::string::npos) return false;
+  static const std::regex torchtune_version = version_pattern("torchtune");
+  const std::optional<Version> version = version_after(framework, torchtune_version);
+  const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
+  return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
+}
+
 // Unsloth's kernel; vocab-parallel where the framework is Megatron (ms-swift's megatron sft,
 // NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script), wherever the text
 // says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs all use
@@ -95,15 +105,26 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
       has("chunked cross")) {
     return LossImpl::chunked;
   }
-  if (has("torchtune") && !has("standard ce") && !has("standard cross")) {
-    static const std::regex torchtune_version = version_pattern("torchtune");
-    const std::optional<Version> version = version_after(framework, torchtune_version);
-    const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
-    if ((version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9})) {
-      return LossImpl::chunked;
-    }
+  if (torchtune_from_v0_3(text, framework, source) && !has("standard ce") &&
+      !has("standard cross")) {
+    return LossImpl::chunked;
   }
   return LossImpl::full;
+}
+
+// AdamW's step on PyTorch's foreach path (its default on CUDA) unless the optimizer cell says
+// fused or transformers' own per-parameter AdamW ("adamw_hf"), the framework is Megatron or NeMo
+// (fused kernels), or torchtune from v0.3 (every recipe config's AdamW fused=True since PR
+// #1575, Sept 2024). Lower case.
+bool foreach_step_in(const std::string& optimizer, const std::string& text,
+                     const std::string& framework, const std::string& source) {
+  if (optimizer.find("fused") != std::string::npos || optimizer.find("adamw_hf") != std::string::npos) {
+    return false;
+  }
+  if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
+    return false;
+  }
+  return !torchtune_from_v0_3(text, framework, source);
 }
 
 // The number a row's text gives right after `key`, separated by spaces, '=' or ':'
@@ -412,6 +433,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.loss = loss_named_in(framework_and_notes, to_lower(get("framework")),
                              to_lower(get("source")));
   }
+  job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes, to_lower(get("framework")),
+                                     to_lower(get("source")));
   return "";
 }
 

@@ -105,6 +105,10 @@ struct Job {
   std::int64_t ep = 1;               ///< expert parallel: routed experts split over this many GPUs
   bool cpu_offload = false;          ///< optimizer states (and, with zero3, parameters) on CPU
   bool optimizer_in_backward = false;  ///< the step is fused into backward: one layer's grads live
+  /// AdamW's step takes PyTorch's default foreach path, whose exp_avg_sq_sqrt is one state-sized
+  /// temporary while the step runs; false for a fused kernel (torch fused=True, DeepSpeed's or
+  /// apex's FusedAdam, Megatron) or a per-parameter loop (transformers' own AdamW).
+  bool foreach_step = true;
   /// Micro-batches per optimizer step. Peak memory depends on it only with
   /// accumulate_unsharded.
   std::int64_t grad_accum = 1;

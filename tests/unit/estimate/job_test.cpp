@@ -100,6 +100,31 @@ TEST_CASE("precision and optimizer change the per-parameter bytes", "[job]") {
   CHECK(estimate(job).breakdown.optimizer == (2'048 + 1'064 + 64'320) * 4);
 }
 
+TEST_CASE("a foreach AdamW step peaks above the forward pass when its temporary outweighs it",
+          "[job]") {
+  // PyTorch's foreach AdamW builds exp_avg_sq_sqrt, one fp32 state (202,048 x 4 = 808,192
+  // bytes), after backward has freed the activations and logits. At 256 tokens these outweigh
+  // it (1,048,576 + 3,072,000: the test above) and the peak is the forward pass's. At one token
+  // the activations are 2,048 x 2 = 4,096 and the logits 1,000 x 12 = 12,000, so the step peaks
+  // 808,192 - 16,096 = 792,096 bytes higher, counted with the optimizer.
+  trace::Job job = full_job();
+  job.seq_len = 1;
+  job.batch = 1;
+  trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.activations == 4'096);
+  CHECK(e.breakdown.logits == 12'000);
+  CHECK(e.breakdown.optimizer == k_params * 8 + 792'096);
+  // A fused step, a step inside backward, and 8-bit states have no such temporary.
+  job.foreach_step = false;
+  CHECK(estimate(job).breakdown.optimizer == k_params * 8);
+  job.foreach_step = true;
+  job.optimizer_in_backward = true;
+  CHECK(estimate(job).breakdown.optimizer == k_params * 8);
+  job.optimizer_in_backward = false;
+  job.optimizer = trace::Optimizer::adamw_8bit;
+  CHECK(estimate(job).breakdown.optimizer == k_params * 2 + 99 * 2 * 4);
+}
+
 TEST_CASE("checkpointing and eager attention change the activations", "[job]") {
   trace::Job job = full_job();
   job.checkpointing = trace::Checkpointing::full;

@@ -63,6 +63,20 @@ trace::MeasuredRow one_row(const std::string& task, const std::string& weights,
       .at(0);
 }
 
+// The job of one row of `task` at 128 x 2 on one GPU with AdamW; `weights_precision`: its
+// job_weights and job_precision cells; `columns`: further columns and their `cells`.
+trace::Job job_with_cells(const std::string& task, const std::string& weights_precision,
+                          const std::string& columns, const std::string& cells) {
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom," +
+      columns + "\n";
+  return trace::parse_measured_csv(header + "1,org/tiny,tiny.json," + task + ",128,2,1,single," +
+                                   weights_precision + ",adamw,80,,0," + cells + "\n")
+      .at(0)
+      .job;
+}
+
 trace::Scoreboard score(const std::string& lines) {
   return trace::validate_rows(trace::parse_measured_csv(k_header + lines),
                               [](const trace::MeasuredRow&) -> std::optional<std::string> {
@@ -429,18 +443,25 @@ TEST_CASE("Megatron trains bf16 adapters with fp32 main copies and gradients", "
   // fp32 main copy and fp32 main gradients of every trainable half-precision parameter), a full
   // fine-tune too; as pure bf16 elsewhere and for serving.
   const auto precision_of = [](const std::string& task, const std::string& framework) {
-    const std::string header =
-        "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
-        "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
-        "framework\n";
-    return trace::parse_measured_csv(header + "1,org/tiny,tiny.json," + task +
-                                     ",128,2,1,single,bf16,bf16_pure,adamw,80,,0," + framework + "\n")
-        .at(0)
-        .job.precision;
+    return job_with_cells(task, "bf16,bf16_pure", "framework", framework).precision;
   };
   CHECK(precision_of("lora", "ms-swift megatron sft (LoRA)") == trace::Precision::mixed);
   CHECK(precision_of("lora", "NeMo / Megatron-LM core") == trace::Precision::mixed);
   CHECK(precision_of("lora", "HF Trainer + PEFT") == trace::Precision::bf16_pure);
   CHECK(precision_of("full", "ms-swift megatron sft") == trace::Precision::mixed);
   CHECK(precision_of("serve", "Megatron-LM inference") == trace::Precision::bf16_pure);
+}
+
+TEST_CASE("the validator reads which AdamW steps take PyTorch's foreach path", "[validate]") {
+  const auto foreach_step = [](const std::string& framework, const std::string& optimizer) {
+    return job_with_cells("full", "n/a,mixed_fp32master", "framework,optimizer",
+                          framework + "," + optimizer)
+        .foreach_step;
+  };
+  CHECK(foreach_step("HF Trainer", "adamw_torch"));
+  CHECK(foreach_step("torchtune (commit fef3ed10d, Apr 2024)", "torch AdamW"));
+  CHECK_FALSE(foreach_step("torchtune 0.4.0", "torch AdamW"));      // fused=True in its configs
+  CHECK_FALSE(foreach_step("HF Trainer", "adamw_hf"));              // per-parameter loop
+  CHECK_FALSE(foreach_step("HF Trainer", "adamw_torch_fused"));
+  CHECK_FALSE(foreach_step("ms-swift megatron sft", "Megatron distributed Adam"));
 }
