@@ -54,7 +54,8 @@ How to read it:
   parameter, adapters included: `--precision mixed`); AdamW's step on PyTorch's foreach path
   (its temporary: memory.md, "The optimizer step") unless the `optimizer` cell says fused or
   `adamw_hf`, the `framework` is Megatron or NeMo, or torchtune from v0.3 (its configs' AdamW
-  `fused: True` since PR #1575, Sept 2024);
+  `fused: True` since PR #1575, Sept 2024); eager RMSNorms (an fp32 copy of each norm's input)
+  unless `framework` + `notes` name Unsloth, Liger, Megatron or NeMo (fused kernels);
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
@@ -99,8 +100,8 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.04
---max-median-error 0.09 --max-p90-error 0.34`: a ratchet at today's scoreboard, which fails CI
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.045
+--max-median-error 0.09 --max-p90-error 0.32`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)
 are checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.

@@ -63,6 +63,7 @@ struct PlanOptions {
   bool nf4_single_quant = false;
   bool kbit_upcast = false;
   bool fused_optimizer = false;
+  bool fused_norms = false;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -284,23 +285,36 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
                  "fused (Unsloth's kernels, torchtune's torchao NF4)")
       ->capture_default_str();
-  app.add_flag("--autocast", options.autocast,
-               "serving: fp32 weights (--dtype fp32) under torch.autocast, which caches a bf16 "
-               "copy of each weight (Lightning's bf16-mixed generate)");
-  app.add_flag("--compile", options.compiled,
-               "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved");
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
-  app.add_flag("--no-double-quant", options.nf4_single_quant,
-               "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
-               "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one");
-  app.add_flag("--fused-optimizer", options.fused_optimizer,
-               "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
-               "Megatron): no foreach temporary of one optimizer state's size during the step");
-  app.add_flag("--kbit-upcast", options.kbit_upcast,
-               "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit "
-               "or 8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
-               "hidden states are fp32 too");
+  // The frameworks' switches that change what a job keeps (docs/memory.md, "Jobs").
+  struct Switch {
+    const char* name;
+    bool* value;
+    const char* help;
+  };
+  const Switch job_switches[] = {
+      {"--autocast", &options.autocast,
+       "serving: fp32 weights (--dtype fp32) under torch.autocast, which caches a bf16 copy of "
+       "each weight (Lightning's bf16-mixed generate)"},
+      {"--compile", &options.compiled,
+       "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved"},
+      {"--no-double-quant", &options.nf4_single_quant,
+       "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
+       "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one"},
+      {"--fused-optimizer", &options.fused_optimizer,
+       "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
+       "Megatron): no foreach temporary of one optimizer state's size during the step"},
+      {"--fused-norms", &options.fused_norms,
+       "RMSNorm as a fused kernel (Unsloth, Liger, Transformer Engine / Megatron): no fp32 copy "
+       "of each norm's input kept for backward, as an eager RMSNorm (transformers, torchtune, "
+       "LitGPT) keeps"},
+      {"--kbit-upcast", &options.kbit_upcast,
+       "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit or "
+       "8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
+       "hidden states are fp32 too"},
+  };
+  for (const Switch& option : job_switches) app.add_flag(option.name, *option.value, option.help);
   app.add_option("--lora-dropout", options.lora_dropout,
                  "LoRA dropout probability (PEFT's lora_dropout; LitGPT's default is 0.05): above 0 "
                  "each adapted Linear keeps a dropped-out copy of its input")
@@ -398,6 +412,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.nf4_double_quant = !options.nf4_single_quant;
   job.kbit_upcast = options.kbit_upcast;
   job.foreach_step = !options.fused_optimizer;
+  job.eager_rms_norm = !options.fused_norms;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

@@ -388,6 +388,14 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // computed from it outside autocast's matmuls) is fp32: those saved values cost 4 bytes, not
   // the compute dtype's.
   const std::int64_t residual_extra = job.kbit_upcast ? std::max<std::int64_t>(0, 4 - bytes.activation) : 0;
+  // An eager RMSNorm keeps an fp32 copy of its input instead of the input itself (nothing more
+  // where the residual stream is fp32 already).
+  // A full fine-tune trains the norm's weight, whose gradient needs the normalised input too
+  // (a copy at the activation dtype).
+  const bool eager_norm = job.eager_rms_norm && !job.compiled;
+  const std::int64_t norm_upcast_extra =
+      (eager_norm && residual_extra == 0 ? std::max<std::int64_t>(0, 4 - bytes.activation) : 0) +
+      (eager_norm && !lora ? bytes.activation : 0);
   std::int64_t saved_bytes = 0;        // per token, all layers
   std::int64_t widest_layer_bytes = 0;  // per token, the layer recomputed under checkpointing
   std::int64_t inputs = 0;
@@ -419,8 +427,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
              ? layer.linear_input_values
              : 0) -
         (job.compiled ? layer.pointwise_values : 0);
-    const std::int64_t layer_bytes =
-        checked_add(checked_mul(layer_values, act), checked_mul(layer.residual_dtype_values, residual_extra));
+    const std::int64_t layer_bytes = checked_add(
+        checked_add(checked_mul(layer_values, act), checked_mul(layer.residual_dtype_values, residual_extra)),
+        checked_mul(layer.rms_norm_input_values, norm_upcast_extra));
     saved_bytes = checked_add(saved_bytes, layer_bytes);
     widest_layer_bytes = std::max(widest_layer_bytes, layer_bytes);
     inputs = checked_add(inputs, layer.input_width);
@@ -442,9 +451,19 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // The final norm's input (residual dtype) and the head's input, per token.
   saved_bytes = checked_add(saved_bytes, checked_mul(model.hidden_size, 2 * act + residual_extra));
   inputs = checked_add(inputs, 2 * model.hidden_size);
+  // The final RMSNorm's fp32 copy (and normalised input) is saved outside any checkpoint.
+  std::int64_t final_rms_norm_values = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!stack.vision && !stack.mtp && stack.final_norm && stack.final_norm->kind == NormKind::rms_norm) {
+      final_rms_norm_values += stack.final_norm->dim;
+    }
+  }
+  const std::int64_t final_norm_extra = checked_mul(final_rms_norm_values, norm_upcast_extra);
+  saved_bytes = checked_add(saved_bytes, final_norm_extra);
   // Checkpointed layer inputs are the residual stream; the head's input is not.
-  const std::int64_t input_bytes =
-      checked_add(checked_mul(inputs, act), checked_mul(inputs - model.hidden_size, residual_extra));
+  const std::int64_t input_bytes = checked_add(
+      checked_add(checked_mul(inputs, act), checked_mul(inputs - model.hidden_size, residual_extra)),
+      final_norm_extra);
   // The embedding output's dropout mask, when the residual stream has dropout.
   const std::int64_t embedding_mask = model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
   switch (job.checkpointing) {
@@ -580,6 +599,11 @@ std::string describe_job(const Job& job) {
     add("fused 4-bit kernels");
   }
   if (job.mode != JobMode::serve) add(describe_training(job));
+  if (!job.eager_rms_norm && job.mode != JobMode::serve) add("fused norms");
+  if (!job.foreach_step && job.optimizer == Optimizer::adamw && !job.optimizer_in_backward &&
+      !job.cpu_offload) {
+    add("no foreach step");
+  }
   if (job.gpus > 1) {
     const char* strategy = "single";
     switch (job.sharding) {
@@ -597,10 +621,6 @@ std::string describe_job(const Job& job) {
   }
   if (job.cpu_offload) add("cpu offload");
   if (job.optimizer_in_backward) add("step in backward");
-  if (!job.foreach_step && job.optimizer == Optimizer::adamw && !job.optimizer_in_backward &&
-      !job.cpu_offload) {
-    add("no foreach step");
-  }
   if (job.grad_accum > 1) {
     add(fmt::format("accum {}{}", job.grad_accum, job.accumulate_unsharded ? " no_sync" : ""));
   }

@@ -441,6 +441,11 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.input_width = block.attention.input_dim;
       layer.linear_input_values = linear_input_values(block);
       layer.pointwise_values = ffn_pointwise_values(block);
+      for (const Norm& norm : block.norms) {
+        if (norm.kind == NormKind::rms_norm && norm.dim == block.attention.input_dim) {
+          layer.rms_norm_input_values += norm.dim;
+        }
+      }
       layer.residual_dtype_values =
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim +
           over_token_mlps(block, mlp_projection_output_values);

@@ -433,6 +433,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.loss = loss_named_in(framework_and_notes, to_lower(get("framework")),
                              to_lower(get("source")));
   }
+  job.eager_rms_norm = framework_and_notes.find("unsloth") == std::string::npos &&
+                       framework_and_notes.find("liger") == std::string::npos &&
+                       framework_and_notes.find("megatron") == std::string::npos &&
+                       framework_and_notes.find("nemo") == std::string::npos;
   job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes, to_lower(get("framework")),
                                      to_lower(get("source")));
   return "";

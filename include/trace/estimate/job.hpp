@@ -109,6 +109,10 @@ struct Job {
   /// temporary while the step runs; false for a fused kernel (torch fused=True, DeepSpeed's or
   /// apex's FusedAdam, Megatron) or a per-parameter loop (transformers' own AdamW).
   bool foreach_step = true;
+  /// RMSNorm runs eagerly (transformers, torchtune, LitGPT): it upcasts its input to fp32 and
+  /// keeps that copy for backward; false for a fused kernel (Unsloth, Liger, Transformer
+  /// Engine / Megatron) or under torch.compile.
+  bool eager_rms_norm = true;
   /// Micro-batches per optimizer step. Peak memory depends on it only with
   /// accumulate_unsharded.
   std::int64_t grad_accum = 1;

@@ -203,6 +203,9 @@ struct LayerActivation {
   /// bitsandbytes Linear casts its output back to its input's dtype). fp32 when PEFT's
   /// prepare_model_for_kbit_training upcasts the embeddings (docs/memory.md).
   std::int64_t residual_dtype_values = 0;
+  /// The inputs of the layer's residual-width RMSNorms per token: an eager RMSNorm (transformers,
+  /// torchtune, LitGPT) upcasts its input to fp32 and keeps that copy for backward.
+  std::int64_t rms_norm_input_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

@@ -181,6 +181,30 @@ TEST_CASE("workload flags reach the plan", "[cli][json]") {
         base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
 }
 
+TEST_CASE("framework switches reach the job: fused norms, fused optimizer step", "[cli][json]") {
+  // Llama-3.1-8B full fine-tune under mixed precision, 16 tokens on one GPU. Eager RMSNorms
+  // (the default) keep an fp32 copy of their input and, the weights training, the normalised
+  // input in bf16: 4 bytes more than the input's 2 on (2 x 32 + 1) x 4,096 = 266,240 values per
+  // token.
+  const std::vector<std::string> args = {"meta-llama/Llama-3.1-8B", "--json", "--mode", "full",
+                                         "--seq-len", "16", "--batch", "1"};
+  const nlohmann::json eager = run_json(args)["estimate"]["breakdown"];
+  std::vector<std::string> fused_norms = args;
+  fused_norms.push_back("--fused-norms");
+  CHECK(eager["activations"].get<std::int64_t>() -
+            run_json(fused_norms)["estimate"]["breakdown"]["activations"].get<std::int64_t>() ==
+        266'240LL * 4 * 16);
+  // The foreach AdamW step's temporary (one fp32 moment, 4 x 8,030,261,248 bytes) outweighs
+  // the 16 tokens' activations and logits; a fused step has none.
+  std::vector<std::string> fused_step = args;
+  fused_step.push_back("--fused-optimizer");
+  const nlohmann::json fused = run_json(fused_step)["estimate"]["breakdown"];
+  CHECK(fused["optimizer"] == 8'030'261'248LL * 8);
+  CHECK(eager["optimizer"].get<std::int64_t>() - fused["optimizer"].get<std::int64_t>() ==
+        8'030'261'248LL * 4 - eager["activations"].get<std::int64_t>() -
+            eager["logits"].get<std::int64_t>());
+}
+
 TEST_CASE("serving over --gpus with --tp: KV per rank, MLA latent or per head", "[cli][json][kv]") {
   // DeepSeek-V3: 61 MLA layers, 128 heads, K 128 + 64 = 192 wide, latent 512 + 64 = 576.
   // The latent is whole on each of the 8 ranks: 61 x 576 x 2 bytes x 1,000 tokens. Every card

@@ -35,6 +35,7 @@ trace::Job job_of(trace::LossImpl loss) {
   job.batch = 2;  // 256 tokens
   job.loss = loss;
   job.attention = trace::AttentionImpl::flash;  // K, V grouped: 2,048 values per token
+  job.eager_rms_norm = false;  // fused norms: the eager RMSNorm's copies are tested in job_test.cpp
   return job;
 }
 
