@@ -55,7 +55,9 @@ How to read it:
   (its temporary: memory.md, "The optimizer step") unless the `optimizer` cell says fused or
   `adamw_hf`, the `framework` is Megatron or NeMo, or torchtune from v0.3 (its configs' AdamW
   `fused: True` since PR #1575, Sept 2024); eager RMSNorms (an fp32 copy of each norm's input)
-  unless `framework` + `notes` name Unsloth, Liger, Megatron or NeMo (fused kernels);
+  unless `framework` + `notes` name Unsloth, Liger, Megatron or NeMo (fused kernels); LitGPT's
+  head held apart from a tied embedding and, with a 4-bit base, quantized with its dequantized
+  copy at the loss (memory.md, "LitGPT's head");
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
@@ -101,7 +103,7 @@ How to read it:
   cannot be read is listed with the reason.
 
 **CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.045
---max-median-error 0.09 --max-p90-error 0.32`: a ratchet at today's scoreboard, which fails CI
+--max-median-error 0.08 --max-p90-error 0.32`: a ratchet at today's scoreboard, which fails CI
 (exit 1, one line per missed target) when a change makes the estimate worse. The median (≤ 10%)
 and false-rejection (≤ 5%) targets are met and gated; the other two (recall ≥ 95%, p90 ≤ 25%)
 are checked and printed but not gated until they are met. Any CSV with the same columns works, with the same flags.

@@ -64,6 +64,8 @@ struct PlanOptions {
   bool kbit_upcast = false;
   bool fused_optimizer = false;
   bool fused_norms = false;
+  bool separate_head = false;
+  bool quantized_head = false;
   std::string lora_targets = "all";
   std::string strategy;
   std::int64_t job_gpus = 1;
@@ -309,6 +311,12 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
        "RMSNorm as a fused kernel (Unsloth, Liger, Transformer Engine / Megatron): no fp32 copy "
        "of each norm's input kept for backward, as an eager RMSNorm (transformers, torchtune, "
        "LitGPT) keeps"},
+      {"--separate-head", &options.separate_head,
+       "LoRA: the head is a tensor of its own even where the config ties it to the embedding "
+       "(LitGPT's converted checkpoints)"},
+      {"--quantized-head", &options.quantized_head,
+       "QLoRA: the 4-bit base quantizes the head too (LitGPT / Lightning Fabric), and its 4-bit "
+       "matmul holds a dequantized bf16 copy of it while the loss runs"},
       {"--kbit-upcast", &options.kbit_upcast,
        "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit or "
        "8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
@@ -413,6 +421,8 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.kbit_upcast = options.kbit_upcast;
   job.foreach_step = !options.fused_optimizer;
   job.eager_rms_norm = !options.fused_norms;
+  job.separate_head = options.separate_head;
+  job.quantized_head = options.quantized_head;
   const std::string targets = to_lower(options.lora_targets);
   if (targets == "qv" || targets == "q,v") {
     job.lora_targets = LoraTargets::attention_qv;

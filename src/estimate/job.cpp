@@ -88,6 +88,29 @@ BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat fo
   return base;
 }
 
+// What a LoRA job's head costs beyond the base's count of it (docs/memory.md, "LoRA / QLoRA"):
+// a separate copy of a tied head (LitGPT), and a head quantized with a 4-bit base, which also
+// holds its dequantized bf16 copy for the logits. `rest_bytes`: the base's unquantized bytes.
+std::int64_t head_bytes(const ModelDescription& model, const Job& job, std::int64_t rest_bytes) {
+  const bool tied = model.tie_word_embeddings;
+  if (tied && !job.separate_head) return 0;  // the head is the embedding the base counted
+  const std::int64_t values = checked_mul(model.vocab_size, model.hidden_size, "the weights");
+  const bool nf4_base = job.mode == JobMode::qlora || job.base_nf4;
+  if (!(job.quantized_head && nf4_base)) {
+    if (!tied) return 0;  // counted in the base
+    return nf4_base ? checked_mul(values, rest_bytes, "the weights")
+                    : bytes_for(values, job.base_dtype.value_or(Dtype::bf16));
+  }
+  // nf4: two values per byte + an absmax per 64 values (F32, or U8 + an F32 per 256 blocks)
+  const std::int64_t blocks = ceil_div(values, 64);
+  const std::int64_t nf4 = checked_add(
+      ceil_div(values, 2), job.nf4_double_quant ? blocks + 4 * ceil_div(blocks, 256) : 4 * blocks);
+  const std::int64_t dequantized = checked_mul(values, 2, "the weights");
+  // An untied head trades its unquantized bytes in the base for the quantized ones.
+  const std::int64_t stored = tied ? nf4 : nf4 - checked_mul(values, rest_bytes, "the weights");
+  return checked_add(dequantized, stored);
+}
+
 // What LoRA dropout keeps per token (values, not bytes): each adapted Linear has its own
 // nn.Dropout (PEFT, LitGPT), whose output lora_A keeps for its weight gradient, so every adapted
 // Linear holds a dropped-out copy of its input (a routed expert's, per copy of the token it
@@ -284,6 +307,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         b.weights = checked_add(b.weights, checked_mul(linear_values, 2, "the weights"));
       }
     }
+    b.weights = checked_add(b.weights, head_bytes(model, job, rest_bytes));
     // Adapters live in fp32 unless the whole run is half precision.
     const std::int64_t adapter_bytes = bytes.weight;
     b.weights = checked_add(b.weights, checked_mul(trainable, adapter_bytes));

@@ -433,6 +433,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.loss = loss_named_in(framework_and_notes, to_lower(get("framework")),
                              to_lower(get("source")));
   }
+  // LitGPT holds a tied head as its own lm_head (convert_hf_checkpoint copies the embedding) and
+  // Lightning Fabric's bitsandbytes plugin quantizes every Linear, the head included.
+  job.separate_head = names_litgpt(framework_and_notes);
+  job.quantized_head = names_lightning(framework_and_notes);
   job.eager_rms_norm = framework_and_notes.find("unsloth") == std::string::npos &&
                        framework_and_notes.find("liger") == std::string::npos &&
                        framework_and_notes.find("megatron") == std::string::npos &&

@@ -113,6 +113,13 @@ struct Job {
   /// keeps that copy for backward; false for a fused kernel (Unsloth, Liger, Transformer
   /// Engine / Megatron) or under torch.compile.
   bool eager_rms_norm = true;
+  /// The head is a tensor of its own even where the config ties it to the embedding (LitGPT's
+  /// convert_hf_checkpoint copies the embedding into lm_head.weight).
+  bool separate_head = false;
+  /// A 4-bit base quantizes the head too (Lightning Fabric's BitsandbytesPrecision replaces
+  /// every Linear), and its 4-bit matmul dequantizes the whole head for the logits: one bf16
+  /// copy while the loss runs.
+  bool quantized_head = false;
   /// Micro-batches per optimizer step. Peak memory depends on it only with
   /// accumulate_unsharded.
   std::int64_t grad_accum = 1;

@@ -467,3 +467,52 @@ TEST_CASE("the validator reads which AdamW steps take PyTorch's foreach path", "
   CHECK_FALSE(foreach_step("HF Trainer", "adamw_torch_fused"));
   CHECK_FALSE(foreach_step("ms-swift megatron sft", "Megatron distributed Adam"));
 }
+
+TEST_CASE("LitGPT's head: a tied head held apart, and quantized with a 4-bit base", "[job][lora]") {
+  // The tiny head: V x h = 1,000 x 64 = 64,000 values. A tied variant of the tiny model.
+  std::string tied_config = k_tiny;
+  const std::string untied = "\"tie_word_embeddings\": false";
+  tied_config.replace(tied_config.find(untied), untied.size(), "\"tie_word_embeddings\": true");
+  const trace::ModelDescription tied = trace::parse_model_config(tied_config);
+  const auto weights = [](const trace::ModelDescription& model, const trace::Job& job) {
+    return trace::estimate_job(model, trace::count_parameters(model), job).breakdown.weights;
+  };
+  // LoRA on a bf16 base: LitGPT's converted checkpoint holds the tied head as its own bf16
+  // tensor (64,000 x 2); an untied head is already counted.
+  trace::Job job = lora_job();
+  const std::int64_t shared = weights(tied, job);
+  job.separate_head = true;
+  CHECK(weights(tied, job) - shared == 128'000);
+  job.separate_head = false;
+  const std::int64_t untied_base = estimate(job).breakdown.weights;
+  job.separate_head = true;
+  CHECK(estimate(job).breakdown.weights == untied_base);
+  // QLoRA: Fabric quantizes the head too: nf4 packed 32,000 bytes + a U8 absmax per 64 values
+  // (1,000) + an F32 per 256 blocks (4 x 4) = 33,016, and its dequantized bf16 copy (128,000)
+  // while the loss runs. Untied, the head's 128,000 bf16 bytes in the base become those:
+  // 33,016 - 128,000 + 128,000.
+  job = lora_job();
+  job.mode = trace::JobMode::qlora;
+  const std::int64_t bf16_head = estimate(job).breakdown.weights;
+  job.quantized_head = true;
+  CHECK(estimate(job).breakdown.weights - bf16_head == 33'016);
+  // Tied and held apart: the quantized copy and its dequantized copy, besides the embedding.
+  job.quantized_head = false;
+  const std::int64_t tied_qlora = weights(tied, job);
+  job.quantized_head = true;
+  job.separate_head = true;
+  CHECK(weights(tied, job) - tied_qlora == 33'016 + 128'000);
+  // Without double quantization the absmax is an F32 per 64 values: 32,000 + 4,000.
+  job.nf4_double_quant = false;
+  job.quantized_head = false;
+  job.separate_head = false;
+  const std::int64_t single_quant = weights(tied, job);
+  job.quantized_head = true;
+  job.separate_head = true;
+  CHECK(weights(tied, job) - single_quant == 36'000 + 128'000);
+  // The validator reads both from a LitGPT framework.
+  const trace::Job litgpt = one_row("qlora", "nf4", "litgpt finetune,,x,bnb.nf4,").job;
+  CHECK(litgpt.separate_head);
+  CHECK(litgpt.quantized_head);
+  CHECK_FALSE(one_row("qlora", "nf4", "HF Trainer + PEFT,,x,,").job.quantized_head);
+}
