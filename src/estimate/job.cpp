@@ -308,6 +308,17 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       }
     }
     b.weights = checked_add(b.weights, head_bytes(model, job, rest_bytes));
+    if (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) {
+      // A quantized Linear computes through a half-precision copy of its weight (bitsandbytes'
+      // dequantize_4bit, torchao's NF4 to(dtype), LLM.int8's backward CB copy), made and freed
+      // per matmul: the largest one's is counted.
+      std::int64_t largest = 0;
+      for (const layout::NamedLinear& linear : linears()) {
+        if (linear.mtp || linear.router || linear.kind == layout::LinearKind::head) continue;
+        largest = std::max(largest, checked_mul(linear.rows, linear.cols, "the weights"));
+      }
+      b.weights = checked_add(b.weights, checked_mul(largest, 2, "the weights"));
+    }
     // Adapters live in fp32 unless the whole run is half precision.
     const std::int64_t adapter_bytes = bytes.weight;
     b.weights = checked_add(b.weights, checked_mul(trainable, adapter_bytes));

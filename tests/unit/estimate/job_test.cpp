@@ -200,9 +200,11 @@ TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
   // nf4 Linears: 2 x 36,864 = 73,728 values -> 36,864 bytes + U8 absmax per 64 (1,152); per
   // Linear (14 of them, each under 256 blocks) one F32 nested absmax, the 256-entry F32 nested
   // code book and the 16-entry F32 nf4 code book: 14 x (1 + 256 + 16) x 4 = 15,288 bytes (as a
-  // bitsandbytes checkpoint stores them); the other 128,320 parameters stay bf16.
+  // bitsandbytes checkpoint stores them); the other 128,320 parameters stay bf16; and the bf16
+  // copy each 4-bit matmul dequantizes its weight into, the largest (gate, up, down: 128 x 64)
+  // counted: 8,192 x 2 = 16,384.
   e = estimate(job);
-  CHECK(e.breakdown.weights == 36'864 + 1'152 + 15'288 + 128'320 * 2 + adapters * 2);
+  CHECK(e.breakdown.weights == 36'864 + 1'152 + 15'288 + 128'320 * 2 + adapters * 2 + 16'384);
 }
 
 TEST_CASE("sharding divides the right terms", "[job]") {

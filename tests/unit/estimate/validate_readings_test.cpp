@@ -133,11 +133,12 @@ TEST_CASE("PEFT's kbit preparation keeps the unquantized parameters in fp32", "[
   CHECK(estimate(job).breakdown.weights - bf16_rest == 128'320 * 2 + 128'000);
   // An LLM.int8 base: the 73,728 Linear values at 1 byte + an F32 scale per output row
   // (per layer q 64 + k 32 + v 32 + o 64 + gate 128 + up 128 + down 64 = 512; 1,024 in all),
-  // the rest at 4 bytes after the upcast; adapters (3,584) in bf16; the head's cast.
+  // the rest at 4 bytes after the upcast; adapters (3,584) in bf16; the head's cast; and the
+  // fp16 copy LLM.int8's backward makes of the largest Linear (128 x 64 x 2 = 16,384).
   job.mode = trace::JobMode::lora;
   job.base_dtype = trace::Dtype::int8;
   CHECK(estimate(job).breakdown.weights ==
-        73'728 + 1'024 * 4 + 128'320 * 4 + 3'584 * 2 + 128'000);
+        73'728 + 1'024 * 4 + 128'320 * 4 + 3'584 * 2 + 128'000 + 16'384);
 }
 
 TEST_CASE("PEFT's kbit preparation makes the residual stream fp32", "[job][qlora]") {
