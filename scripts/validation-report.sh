@@ -93,7 +93,7 @@ How to read it:
   the same rule as `trace check`. A boundary row (the longest context that fits a VRAM tier,
   `unit_basis` nominal_card_GB) peaks at the tier by its own definition, so an estimate that
   matches it lands above the budget: rows 172 and 173 (Unsloth's HF + FA2 baseline on 12 and
-  16 GB) read +1.2% and +0.3% over their tiers (in GiB) and are rejected for the headroom,
+  16 GB) read +2.2% and +1.0% over their tiers (in GiB) and are rejected for the headroom,
   not for a wrong estimate (memory.md, "PEFT's kbit preparation").
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
   then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
