@@ -195,7 +195,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
            kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache}) +
            serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
                                    assumptions) -
-           memory.serve.breakdown.activations + (cards > 1 ? assumptions.tp_comm_bytes : 0);
+           memory.serve.breakdown.activations + serving_comm_bytes(cards, assumptions);
   };
   std::vector<CardFit> fits;
   for (const GpuSpec* gpu : gpus) {
@@ -213,7 +213,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     const std::int64_t experts = routed_experts(model);
     card.serve = assumptions.expert_parallel && experts > 1
                      ? fit_expert_parallel(memory.serve, card.budget_bytes, experts,
-                                           assumptions.tp_comm_bytes)
+                                           serving_comm_bytes(2, assumptions))
                      : fit_mode(memory.serve, card.budget_bytes, heads, serve_per_sequence);
     fits.push_back(std::move(card));
   }

@@ -255,7 +255,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.
     b.activations = serving_transient_bytes(model, job.context, job.concurrency, job.tp, a);
     // Tensor-parallel communication buffers; callers add the CUDA context to the overhead.
-    if (job.tp > 1) b.overhead = a.tp_comm_bytes;
+    b.overhead = serving_comm_bytes(job.tp, a);
     return estimate;
   }
 

@@ -423,6 +423,10 @@ Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions
   return Dtype::fp32;
 }
 
+std::int64_t serving_comm_bytes(std::int64_t gpus, const MemoryAssumptions& assumptions) {
+  return gpus > 1 ? assumptions.tp_comm_bytes : 0;
+}
+
 std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
   std::vector<LayerActivation> layers;

@@ -164,6 +164,12 @@ std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t
                                      std::int64_t concurrency, std::int64_t tp,
                                      const MemoryAssumptions& assumptions);
 
+/// The communication buffers (NCCL, custom all-reduce) each GPU of a serving job holds outside
+/// torch's allocator: tp_comm_bytes once the model spans more than one GPU, 0 on one. The job
+/// estimator, the card table's tensor- and expert-parallel searches and the validator all take
+/// them from here.
+std::int64_t serving_comm_bytes(std::int64_t gpus, const MemoryAssumptions& assumptions);
+
 /// KV-cache bytes one sequence of `context` tokens holds on one tensor-parallel rank: 2 (K and V)
 /// x ceil(kv heads / tp) x head_dim x min(context, window) per self-attention layer (past kv
 /// heads ranks the heads are replicated, as vLLM does; an MLA latent is whole on every rank)

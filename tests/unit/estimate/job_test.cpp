@@ -294,6 +294,12 @@ TEST_CASE("serving over tensor-parallel GPUs holds communication buffers on each
   CHECK(estimate(job).breakdown.overhead == 0);  // one GPU: the caller adds the CUDA context
   job.gpus = job.tp = 2;
   CHECK(estimate(job).breakdown.overhead == 1'843LL << 20);  // NCCL / all-reduce, per GPU
+  // The one rule the card table's tensor- and expert-parallel searches use too.
+  trace::MemoryAssumptions a;
+  CHECK(trace::serving_comm_bytes(1, a) == 0);
+  CHECK(trace::serving_comm_bytes(8, a) == 1'843LL << 20);
+  a.tp_comm_bytes = 0;  // --tp-comm-mib 0
+  CHECK(trace::serving_comm_bytes(8, a) == 0);
 }
 
 TEST_CASE("serving under autocast keeps fp32 weights and their bf16 copies", "[job][serve]") {
