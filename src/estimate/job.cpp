@@ -277,10 +277,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     std::int64_t frozen_gradients = 0;
-    if (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) {
-      b.weights = job.base_dtype == Dtype::int8 && !(job.mode == JobMode::qlora || job.base_nf4)
-                      ? bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes)
-                      : bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes);
+    const bool nf4_base = job.mode == JobMode::qlora || job.base_nf4;
+    const bool quantized_base = nf4_base || job.base_dtype == Dtype::int8;
+    if (quantized_base) {
+      b.weights = nf4_base
+                      ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes)
+                      : bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes);
       if (job.kbit_upcast && bytes.activation < 4) {
         // The upcast head is an fp32 Linear under autocast: its compute-dtype cast is not cached
         // (it needs no gradient) but backward keeps it for the input gradient.
@@ -308,7 +310,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       }
     }
     b.weights = checked_add(b.weights, head_bytes(model, job, rest_bytes));
-    if (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) {
+    if (quantized_base) {
       // A quantized Linear computes through a half-precision copy of its weight (bitsandbytes'
       // dequantize_4bit, torchao's NF4 to(dtype), LLM.int8's backward CB copy), made and freed
       // per matmul: the largest one's is counted.
@@ -419,18 +421,16 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
 
   // ---- activations ----
   const std::int64_t tokens = checked_mul(job.seq_len, job.batch, "the activations");
-  // PEFT's kbit preparation upcasts the embeddings, so the residual stream (and what is
-  // computed from it outside autocast's matmuls) is fp32: those saved values cost 4 bytes, not
-  // the compute dtype's.
-  const std::int64_t residual_extra = job.kbit_upcast ? std::max<std::int64_t>(0, 4 - bytes.activation) : 0;
-  // An eager RMSNorm keeps an fp32 copy of its input instead of the input itself (nothing more
-  // where the residual stream is fp32 already).
-  // A full fine-tune trains the norm's weight, whose gradient needs the normalised input too
-  // (a copy at the activation dtype).
+  // Bytes per saved value beyond the activation dtype's. PEFT's kbit preparation upcasts the
+  // embeddings, so the residual stream (and what is computed from it outside autocast's
+  // matmuls) is fp32. An eager RMSNorm keeps an fp32 copy of its input instead of the input
+  // (nothing more where the stream is fp32 already), and where its weight trains the
+  // normalised input as well.
+  const std::int64_t to_fp32 = std::max<std::int64_t>(0, 4 - bytes.activation);
+  const std::int64_t residual_extra = job.kbit_upcast ? to_fp32 : 0;
   const bool eager_norm = job.eager_rms_norm && !job.compiled;
-  const std::int64_t norm_upcast_extra =
-      (eager_norm && residual_extra == 0 ? std::max<std::int64_t>(0, 4 - bytes.activation) : 0) +
-      (eager_norm && !lora ? bytes.activation : 0);
+  const std::int64_t norm_upcast_extra = (eager_norm && residual_extra == 0 ? to_fp32 : 0) +
+                                         (eager_norm && !lora ? bytes.activation : 0);
   std::int64_t saved_bytes = 0;        // per token, all layers
   std::int64_t widest_layer_bytes = 0;  // per token, the layer recomputed under checkpointing
   std::int64_t inputs = 0;
@@ -462,9 +462,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
              ? layer.linear_input_values
              : 0) -
         (job.compiled ? layer.pointwise_values : 0);
-    const std::int64_t layer_bytes = checked_add(
-        checked_add(checked_mul(layer_values, act), checked_mul(layer.residual_dtype_values, residual_extra)),
-        checked_mul(layer.rms_norm_input_values, norm_upcast_extra));
+    const std::int64_t layer_bytes =
+        checked_add(checked_add(checked_mul(layer_values, act),
+                                checked_mul(layer.residual_dtype_values, residual_extra)),
+                    checked_mul(layer.rms_norm_input_values, norm_upcast_extra));
     saved_bytes = checked_add(saved_bytes, layer_bytes);
     widest_layer_bytes = std::max(widest_layer_bytes, layer_bytes);
     inputs = checked_add(inputs, layer.input_width);
@@ -489,16 +490,18 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // The final RMSNorm's fp32 copy (and normalised input) is saved outside any checkpoint.
   std::int64_t final_rms_norm_values = 0;
   for (const Stack& stack : model.stacks) {
-    if (!stack.vision && !stack.mtp && stack.final_norm && stack.final_norm->kind == NormKind::rms_norm) {
+    if (!stack.vision && !stack.mtp && stack.final_norm &&
+        stack.final_norm->kind == NormKind::rms_norm) {
       final_rms_norm_values += stack.final_norm->dim;
     }
   }
   const std::int64_t final_norm_extra = checked_mul(final_rms_norm_values, norm_upcast_extra);
   saved_bytes = checked_add(saved_bytes, final_norm_extra);
   // Checkpointed layer inputs are the residual stream; the head's input is not.
-  const std::int64_t input_bytes = checked_add(
-      checked_add(checked_mul(inputs, act), checked_mul(inputs - model.hidden_size, residual_extra)),
-      final_norm_extra);
+  const std::int64_t input_bytes =
+      checked_add(checked_add(checked_mul(inputs, act),
+                              checked_mul(inputs - model.hidden_size, residual_extra)),
+                  final_norm_extra);
   // The embedding output's dropout mask, when the residual stream has dropout.
   const std::int64_t embedding_mask = model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
   switch (job.checkpointing) {
@@ -513,7 +516,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     case Checkpointing::full:
       // every layer's input, plus one layer recomputed in full during backward
       b.activations = checked_add(
-          checked_add(checked_mul(checked_add(input_bytes, widest_layer_bytes), tokens, "the activations"),
+          checked_add(checked_mul(checked_add(input_bytes, widest_layer_bytes), tokens,
+                                  "the activations"),
                       checked_mul(widest_masks + embedding_mask, tokens)),
           widest_scores);
       break;

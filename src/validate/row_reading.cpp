@@ -118,10 +118,12 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
 // #1575, Sept 2024). Lower case.
 bool foreach_step_in(const std::string& optimizer, const std::string& text,
                      const std::string& framework, const std::string& source) {
-  if (optimizer.find("fused") != std::string::npos || optimizer.find("adamw_hf") != std::string::npos) {
+  if (optimizer.find("fused") != std::string::npos ||
+      optimizer.find("adamw_hf") != std::string::npos) {
     return false;
   }
-  if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
+  if (framework.find("megatron") != std::string::npos ||
+      framework.find("nemo") != std::string::npos) {
     return false;
   }
   return !torchtune_from_v0_3(text, framework, source);
@@ -441,8 +443,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                        framework_and_notes.find("liger") == std::string::npos &&
                        framework_and_notes.find("megatron") == std::string::npos &&
                        framework_and_notes.find("nemo") == std::string::npos;
-  job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes, to_lower(get("framework")),
-                                     to_lower(get("source")));
+  job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes,
+                                     to_lower(get("framework")), to_lower(get("source")));
   return "";
 }
 
