@@ -205,6 +205,28 @@ TEST_CASE("framework switches reach the job: fused norms, fused optimizer step",
             eager["logits"].get<std::int64_t>());
 }
 
+TEST_CASE("the card table's tensor-parallel serving plan is the serve job's per-GPU peak",
+          "[cli][json]") {
+  // Llama-3.1-70B and DeepSeek-V3 (MLA, MoE) do not fit one H100. For one request (the
+  // table's question), the table's search (ModeMemory split per card count) and the job
+  // estimator at that tensor-parallel size must give the same bytes per GPU (weights / n, KV
+  // and the forward pass per rank, the sampling step, the TP buffers, the CUDA context), or
+  // one of them has drifted.
+  for (const std::vector<std::string>& model :
+       std::vector<std::vector<std::string>>{{"meta-llama/Llama-3.1-70B"},
+                                             {"deepseek-ai/DeepSeek-V3", "--context", "32768"}}) {
+    std::vector<std::string> args = model;
+    args.insert(args.end(), {"--json", "--gpu", "h100-80gb"});
+    const nlohmann::json serve = run_json(args)["cards"][0]["modes"]["serve"];
+    REQUIRE(serve["strategy"] == "tensor parallel");
+    const std::int64_t cards = serve["min_cards"].get<std::int64_t>();
+    REQUIRE(cards > 1);
+    const std::string n = std::to_string(cards);
+    args.insert(args.end(), {"--mode", "serve", "--gpus", n, "--tp", n});
+    CHECK(run_json(args)["estimate"]["peak_bytes"] == serve["bytes_per_card"]);
+  }
+}
+
 TEST_CASE("serving over --gpus with --tp: KV per rank, MLA latent or per head", "[cli][json][kv]") {
   // DeepSeek-V3: 61 MLA layers, 128 heads, K 128 + 64 = 192 wide, latent 512 + 64 = 576.
   // The latent is whole on each of the 8 ranks: 61 x 576 x 2 bytes x 1,000 tokens. Every card
