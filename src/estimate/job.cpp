@@ -23,6 +23,9 @@ namespace trace {
 
 namespace {
 
+// The frozen base's Linears are bitsandbytes nf4 (QLoRA, or a LoRA job on a 4-bit checkpoint).
+bool holds_nf4_base(const Job& job) { return job.mode == JobMode::qlora || job.base_nf4; }
+
 // Bytes of one element of weights, gradients and optimizer states under a precision.
 struct PrecisionBytes {
   std::int64_t weight;      // the trained copy (master weights for mixed)
@@ -88,23 +91,22 @@ BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat fo
   return base;
 }
 
-// What a LoRA job's head costs beyond the base's count of it (docs/memory.md, "LoRA / QLoRA"):
-// a separate copy of a tied head (LitGPT), and a head quantized with a 4-bit base, which also
-// holds its dequantized bf16 copy for the logits. `rest_bytes`: the base's unquantized bytes.
+// What a LoRA job's head costs beyond the base's count of it (docs/memory.md, "LitGPT's head"):
+// a separate copy of a tied head (LitGPT), and a head quantized with a 4-bit base (sized as the
+// base's Linears are), which also holds its dequantized bf16 copy for the logits. `rest_bytes`:
+// the base's unquantized bytes per value.
 std::int64_t head_bytes(const ModelDescription& model, const Job& job, std::int64_t rest_bytes) {
   const bool tied = model.tie_word_embeddings;
   if (tied && !job.separate_head) return 0;  // the head is the embedding the base counted
   const std::int64_t values = checked_mul(model.vocab_size, model.hidden_size, "the weights");
-  const bool nf4_base = job.mode == JobMode::qlora || job.base_nf4;
+  const bool nf4_base = holds_nf4_base(job);
   if (!(job.quantized_head && nf4_base)) {
     if (!tied) return 0;  // counted in the base
     return nf4_base ? checked_mul(values, rest_bytes, "the weights")
                     : bytes_for(values, job.base_dtype.value_or(Dtype::bf16));
   }
-  // nf4: two values per byte + an absmax per 64 values (F32, or U8 + an F32 per 256 blocks)
-  const std::int64_t blocks = ceil_div(values, 64);
-  const std::int64_t nf4 = checked_add(
-      ceil_div(values, 2), job.nf4_double_quant ? blocks + 4 * ceil_div(blocks, 256) : 4 * blocks);
+  const std::int64_t nf4 =
+      bnb_4bit_elements(model.vocab_size, model.hidden_size, 1, job.nf4_double_quant).bytes();
   const std::int64_t dequantized = checked_mul(values, 2, "the weights");
   // An untied head trades its unquantized bytes in the base for the quantized ones.
   const std::int64_t stored = tied ? nf4 : nf4 - checked_mul(values, rest_bytes, "the weights");
@@ -185,6 +187,7 @@ void validate_job(const Job& job) {
 
 struct JobEstimator::Cache {
   std::optional<std::vector<layout::NamedLinear>> linears;
+  std::optional<std::int64_t> largest_layer_linear;  // values of the widest Linear of the layers
   std::map<std::pair<std::int64_t, LoraTargets>, std::int64_t> adapters;
   std::map<std::int64_t, std::vector<LayerActivation>> layers;
   std::map<LoraTargets, DropoutInputs> dropout_inputs;
@@ -277,7 +280,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // PEFT's prepare_model_for_kbit_training); or every parameter at the base dtype.
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     std::int64_t frozen_gradients = 0;
-    const bool nf4_base = job.mode == JobMode::qlora || job.base_nf4;
+    const bool nf4_base = holds_nf4_base(job);
     const bool quantized_base = nf4_base || job.base_dtype == Dtype::int8;
     if (quantized_base) {
       b.weights = nf4_base
@@ -314,12 +317,15 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       // A quantized Linear computes through a half-precision copy of its weight (bitsandbytes'
       // dequantize_4bit, torchao's NF4 to(dtype), LLM.int8's backward CB copy), made and freed
       // per matmul: the largest one's is counted.
-      std::int64_t largest = 0;
-      for (const layout::NamedLinear& linear : linears()) {
-        if (linear.mtp || linear.router || linear.kind == layout::LinearKind::head) continue;
-        largest = std::max(largest, checked_mul(linear.rows, linear.cols, "the weights"));
+      if (!cache.largest_layer_linear) {
+        std::int64_t largest = 0;
+        for (const layout::NamedLinear& linear : linears()) {
+          if (linear.mtp || linear.router || linear.kind == layout::LinearKind::head) continue;
+          largest = std::max(largest, checked_mul(linear.rows, linear.cols, "the weights"));
+        }
+        cache.largest_layer_linear = largest;
       }
-      b.weights = checked_add(b.weights, checked_mul(largest, 2, "the weights"));
+      b.weights = checked_add(b.weights, checked_mul(*cache.largest_layer_linear, 2, "the weights"));
     }
     // Adapters live in fp32 unless the whole run is half precision.
     const std::int64_t adapter_bytes = bytes.weight;
@@ -458,7 +464,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =
         layer.values_per_token + (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
-        ((job.mode == JobMode::qlora || job.base_nf4) && job.bnb_matmul_keeps_inputs
+        (holds_nf4_base(job) && job.bnb_matmul_keeps_inputs
              ? layer.linear_input_values
              : 0) -
         (job.compiled ? layer.pointwise_values : 0);
@@ -627,14 +633,14 @@ std::string describe_job(const Job& job) {
     if (job.lora_dropout > 0) add(fmt::format("dropout {:g}", job.lora_dropout));
     add(fmt::format("{} x {} tokens", job.seq_len, job.batch));
   }
-  if (job.mode == JobMode::qlora || job.base_nf4) {
+  if (holds_nf4_base(job)) {
     add(job.nf4_double_quant ? "nf4 base" : "nf4 base without double quant");
   } else if (job.base_dtype == Dtype::int8) {
     add("LLM.int8 base");
   }
   if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
   if (job.mode == JobMode::serve && job.serve_autocast) add("fp32 weights under autocast");
-  if (!job.bnb_matmul_keeps_inputs && (job.mode == JobMode::qlora || job.base_nf4)) {
+  if (!job.bnb_matmul_keeps_inputs && holds_nf4_base(job)) {
     add("fused 4-bit kernels");
   }
   if (job.mode != JobMode::serve) add(describe_training(job));

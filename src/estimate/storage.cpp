@@ -467,15 +467,9 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           add("F16", checked_product({groups, m.rows, m.count}), 2);
           break;
         case QuantFormat::bnb_4bit: {
-          const std::int64_t blocks = ceil_div(m.rows * m.cols, 64);
-          add("U8", ceil_div(values, 2), 1);
-          if (q.double_quant) {
-            add("U8", checked_mul(blocks, m.count), 1);
-            add("F32", checked_mul(ceil_div(blocks, 256) + 256, m.count), 4);
-          } else {
-            add("F32", checked_mul(blocks, m.count), 4);
-          }
-          add("F32", checked_mul(16, m.count), 4);  // the nf4/fp4 code book
+          const Bnb4bitElements tensors = bnb_4bit_elements(m.rows, m.cols, m.count, q.double_quant);
+          add("U8", tensors.u8, 1);
+          add("F32", tensors.f32, 4);
           break;
         }
         case QuantFormat::bnb_8bit:
@@ -527,6 +521,25 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   std::sort(storage.by_dtype.begin(), storage.by_dtype.end(),
             [](const auto& a, const auto& b) { return a.second > b.second; });
   return storage;
+}
+
+std::int64_t Bnb4bitElements::bytes() const {
+  return checked_add(u8, checked_mul(f32, 4, "the storage size"), "the storage size");
+}
+
+Bnb4bitElements bnb_4bit_elements(std::int64_t rows, std::int64_t cols, std::int64_t count,
+                                  bool double_quant) {
+  const std::int64_t blocks = ceil_div(checked_mul(rows, cols, "the storage size"), 64);
+  Bnb4bitElements tensors;
+  tensors.u8 = ceil_div(checked_product({rows, cols, count}, "the storage size"), 2);
+  if (double_quant) {
+    tensors.u8 = checked_add(tensors.u8, checked_mul(blocks, count, "the storage size"));
+    tensors.f32 = checked_mul(ceil_div(blocks, 256) + 256, count, "the storage size");
+  } else {
+    tensors.f32 = checked_mul(blocks, count, "the storage size");
+  }
+  tensors.f32 = checked_add(tensors.f32, checked_mul(16, count, "the storage size"));  // code book
+  return tensors;
 }
 
 }  // namespace trace

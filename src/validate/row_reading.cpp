@@ -3,6 +3,7 @@
 #include "row_reading.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <compare>
 #include <cstdint>
 #include <fmt/format.h>
@@ -76,7 +77,6 @@ bool names_litgpt(const std::string& text) {  // text: lower case
   return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos;
 }
 
-// The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
 // torchtune v0.3 or later, by the row's version or date (Sept 2024 on). Lower case.
 bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
                          const std::string& source) {
@@ -87,6 +87,18 @@ bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
   return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
 }
 
+// Megatron-LM or NeMo (built on Megatron core): its fused optimizer, fused norms, vocab-parallel
+// loss and fp32 main copies. `text`: lower case; "nemo" as a word (not Nemotron, a model).
+bool names_megatron(const std::string& text) {
+  if (text.find("megatron") != std::string::npos) return true;
+  for (std::size_t at = text.find("nemo"); at != std::string::npos; at = text.find("nemo", at + 1)) {
+    const std::size_t end = at + 4;
+    if (end == text.size() || !std::isalpha(static_cast<unsigned char>(text[end]))) return true;
+  }
+  return false;
+}
+
+// The loss implementation a row's text names: cut for Cut Cross-Entropy and Liger; fused for
 // Unsloth's kernel; vocab-parallel where the framework is Megatron (ms-swift's megatron sft,
 // NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script), wherever the text
 // says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs all use
@@ -98,9 +110,7 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
   const auto has = [&](const char* word) { return text.find(word) != std::string::npos; };
   if (has("cut cross") || has("(cce)") || has("liger")) return LossImpl::cut;
   if (has("unsloth")) return LossImpl::fused;
-  if (framework.find("megatron") != std::string::npos || framework.find("nemo") != std::string::npos) {
-    return LossImpl::vocab_parallel;
-  }
+  if (names_megatron(framework)) return LossImpl::vocab_parallel;
   if (names_litgpt(text) || has("chunked ce") || has("chunkedoutputloss") ||
       has("chunked cross")) {
     return LossImpl::chunked;
@@ -122,10 +132,7 @@ bool foreach_step_in(const std::string& optimizer, const std::string& text,
       optimizer.find("adamw_hf") != std::string::npos) {
     return false;
   }
-  if (framework.find("megatron") != std::string::npos ||
-      framework.find("nemo") != std::string::npos) {
-    return false;
-  }
+  if (names_megatron(framework)) return false;
   return !torchtune_from_v0_3(text, framework, source);
 }
 
@@ -398,7 +405,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   // Megatron's optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
   // or fp16 parameter (its "mixed precision" is the only half-precision mode), adapters too.
   if (job.mode != JobMode::serve && job.precision == Precision::bf16_pure &&
-      to_lower(get("framework")).find("megatron") != std::string::npos) {
+      names_megatron(to_lower(get("framework")))) {
     job.precision = Precision::mixed;
   }
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
@@ -441,8 +448,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   job.quantized_head = names_lightning(framework_and_notes);
   job.eager_rms_norm = framework_and_notes.find("unsloth") == std::string::npos &&
                        framework_and_notes.find("liger") == std::string::npos &&
-                       framework_and_notes.find("megatron") == std::string::npos &&
-                       framework_and_notes.find("nemo") == std::string::npos;
+                       !names_megatron(framework_and_notes);
   job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes,
                                      to_lower(get("framework")), to_lower(get("source")));
   return "";

@@ -40,4 +40,16 @@ struct StorageEstimate {
 /// The checkpoint's storage. Unquantized: every parameter at torch_dtype (BF16 when absent).
 StorageEstimate estimate_storage(const ModelDescription& model, const ParameterCount& params);
 
+/// The tensors bitsandbytes keeps for `count` 4-bit Linears of `rows` x `cols` weights: U8
+/// elements (two values per byte, and the U8 absmax per 64 values when double quantized) and F32
+/// elements (the absmax per 64 values, or the nested absmax per 256 blocks and the 256-entry
+/// nested code book; the 16-entry nf4/fp4 code book).
+struct Bnb4bitElements {
+  std::int64_t u8 = 0;
+  std::int64_t f32 = 0;
+  std::int64_t bytes() const;
+};
+Bnb4bitElements bnb_4bit_elements(std::int64_t rows, std::int64_t cols, std::int64_t count,
+                                  bool double_quant);
+
 }  // namespace trace

@@ -467,6 +467,8 @@ TEST_CASE("the validator reads which AdamW steps take PyTorch's foreach path", "
   CHECK_FALSE(foreach_step("HF Trainer", "adamw_hf"));              // per-parameter loop
   CHECK_FALSE(foreach_step("HF Trainer", "adamw_torch_fused"));
   CHECK_FALSE(foreach_step("ms-swift megatron sft", "Megatron distributed Adam"));
+  CHECK_FALSE(foreach_step("NVIDIA NeMo 1.x scripts", "Adam"));
+  CHECK(foreach_step("HF Trainer (nemotron-mini recipe)", "adamw_torch"));  // a model, not NeMo
 }
 
 TEST_CASE("LitGPT's head: a tied head held apart, and quantized with a 4-bit base", "[job][lora]") {
@@ -488,29 +490,32 @@ TEST_CASE("LitGPT's head: a tied head held apart, and quantized with a 4-bit bas
   const std::int64_t untied_base = estimate(job).breakdown.weights;
   job.separate_head = true;
   CHECK(estimate(job).breakdown.weights == untied_base);
-  // QLoRA: Fabric quantizes the head too: nf4 packed 32,000 bytes + a U8 absmax per 64 values
-  // (1,000) + an F32 per 256 blocks (4 x 4) = 33,016, and its dequantized bf16 copy (128,000)
-  // while the loss runs. Untied, the head's 128,000 bf16 bytes in the base become those:
-  // 33,016 - 128,000 + 128,000.
+  // QLoRA: Fabric quantizes the head too, sized as the base's Linears (a bitsandbytes
+  // checkpoint's tensors): nf4 packed 32,000 bytes + a U8 absmax per 64 values (1,000) + F32 a
+  // nested absmax per 256 blocks (4), the 256-entry nested code book and the 16-entry nf4 code
+  // book ((4 + 256 + 16) x 4 = 1,104) = 34,104; and its dequantized bf16 copy (128,000) while
+  // the loss runs. Untied, the head's 128,000 bf16 bytes in the base become those:
+  // 34,104 - 128,000 + 128,000.
   job = lora_job();
   job.mode = trace::JobMode::qlora;
   const std::int64_t bf16_head = estimate(job).breakdown.weights;
   job.quantized_head = true;
-  CHECK(estimate(job).breakdown.weights - bf16_head == 33'016);
+  CHECK(estimate(job).breakdown.weights - bf16_head == 34'104);
   // Tied and held apart: the quantized copy and its dequantized copy, besides the embedding.
   job.quantized_head = false;
   const std::int64_t tied_qlora = weights(tied, job);
   job.quantized_head = true;
   job.separate_head = true;
-  CHECK(weights(tied, job) - tied_qlora == 33'016 + 128'000);
-  // Without double quantization the absmax is an F32 per 64 values: 32,000 + 4,000.
+  CHECK(weights(tied, job) - tied_qlora == 34'104 + 128'000);
+  // Without double quantization the absmax is an F32 per 64 values: 32,000 + 4,000 + the
+  // code book's 64.
   job.nf4_double_quant = false;
   job.quantized_head = false;
   job.separate_head = false;
   const std::int64_t single_quant = weights(tied, job);
   job.quantized_head = true;
   job.separate_head = true;
-  CHECK(weights(tied, job) - single_quant == 36'000 + 128'000);
+  CHECK(weights(tied, job) - single_quant == 36'064 + 128'000);
   // The validator reads both from a LitGPT framework.
   const trace::Job litgpt = one_row("qlora", "nf4", "litgpt finetune,,x,bnb.nf4,").job;
   CHECK(litgpt.separate_head);
