@@ -311,6 +311,20 @@ ForwardValues moe_forward_values(const Moe& moe, std::int64_t tp) {
   return values;
 }
 
+// The chunked scan's states over a prefill of `tokens`, one per chunk and head on this rank:
+// Mamba-2's SSD (vLLM's mamba_chunk_scan_combined) writes them in fp32 and passes them on as a
+// copy at the activation dtype, both alive while the states pass; the chunked delta rule
+// (chunk_gated_delta_rule_fwd_h, Gated DeltaNet and KDA) writes h at the activation dtype.
+std::int64_t scan_chunk_state_bytes(const Ssm& ssm, std::int64_t tokens, std::int64_t tp,
+                                    std::int64_t activation_bytes) {
+  if (ssm.kind == SsmKind::mamba1 || ssm.kind == SsmKind::short_conv) return 0;
+  const std::int64_t bytes_per_value =
+      ssm.kind == SsmKind::mamba2 ? 4 + activation_bytes : activation_bytes;
+  return checked_product({ceil_div(tokens, std::max<std::int64_t>(ssm.chunk_size, 1)),
+                          rank_share(ssm.num_heads, tp), ssm.head_dim, ssm.state, bytes_per_value},
+                         "the scan's chunk states");
+}
+
 }  // namespace
 
 std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t tokens,
@@ -318,6 +332,10 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
   tp = std::max<std::int64_t>(tp, 1);
   const std::int64_t routed_tokens =
       assumptions.moe_chunk_tokens > 0 ? std::min(tokens, assumptions.moe_chunk_tokens) : tokens;
+  const std::int64_t act = assumptions.activation_bytes;
+  const auto values_bytes = [&](std::int64_t values, std::int64_t count) {
+    return checked_product({values, count, act}, "the activations");
+  };
   std::int64_t widest = 0;
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
@@ -329,25 +347,27 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
       if (block.cross_attention) {
         sublayer = std::max(sublayer, attention_forward_values(*block.cross_attention, tp));
       }
-      if (block.ssm) sublayer = std::max(sublayer, ssm_forward_values(*block.ssm, tp));
-      std::int64_t bytes = checked_mul(
-          std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), tokens, "the activations");
+      std::int64_t bytes = values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)),
+                                        tokens);
+      if (block.ssm) {
+        bytes = std::max(bytes, checked_add(values_bytes(ssm_forward_values(*block.ssm, tp), tokens),
+                                            scan_chunk_state_bytes(*block.ssm, tokens, tp, act)));
+      }
       if (block.moe) {
         const ForwardValues moe = moe_forward_values(*block.moe, tp);
         if (block.moe->shared) {
-          bytes = std::max(bytes, checked_mul(kept + mlp_forward_values(*block.moe->shared, tp),
-                                              tokens, "the activations"));
+          bytes = std::max(bytes, values_bytes(kept + mlp_forward_values(*block.moe->shared, tp),
+                                               tokens));
         }
-        bytes = std::max(bytes, checked_add(checked_mul(kept + moe.per_token, tokens, "the activations"),
-                                            checked_mul(moe.per_routed_token, routed_tokens,
-                                                        "the activations")));
+        bytes = std::max(bytes, checked_add(values_bytes(kept + moe.per_token, tokens),
+                                            values_bytes(moe.per_routed_token, routed_tokens)));
       }
       // the block's input and the residual stream
-      bytes = checked_add(bytes, checked_mul(2 * model.hidden_size, tokens, "the activations"));
+      bytes = checked_add(bytes, values_bytes(2 * model.hidden_size, tokens));
       widest = std::max(widest, bytes);
     }
   }
-  return checked_mul(widest, assumptions.activation_bytes, "the activations");
+  return widest;
 }
 
 std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequences,

@@ -109,3 +109,32 @@ TEST_CASE("forward pass: DeepSeek-V3's MLA and routed experts by hand", "[memory
   // = 78,080.
   CHECK(trace::forward_working_bytes(deepseek, 1'000, 8, a) == (78'080LL + 14'336) * 1'000 * 2);
 }
+
+TEST_CASE("forward pass: the chunked scans' states by hand (Mamba-2, Gated DeltaNet)",
+          "[memory][serve][ssm]") {
+  const trace::MemoryAssumptions a;
+  // mamba2-8b: hidden 4,096, 128 heads x 64 (d_inner 8,192), d_state 128, 8 groups, chunks of
+  // 128. Values per token: in_proj (z 8,192, xBC 8,192 + 2 x 8 x 128, dt 128) 18,560, the conv
+  // output 10,240, the scan's and the gated norm's outputs 2 x 8,192, out_proj's 4,096; plus the
+  // block's input and residual 2 x 4,096: 57,472. The scan's states: ceil(1,000 / 128) = 8
+  // chunks x 128 heads x 64 x 128, in fp32 and as the bf16 copy the state passing writes (6 B).
+  const trace::ModelDescription mamba2 =
+      trace::test::fixture("nvidia--mamba2-8b-3t-4k.reconstructed.json");
+  CHECK(trace::forward_working_bytes(mamba2, 1'000, 1, a) ==
+        57'472LL * 1'000 * 2 + 8LL * 128 * 64 * 128 * 6);
+  // TP 2 halves the heads and the inner widths, not the output: 9,280 + 5,120 + 2 x 4,096 +
+  // 4,096 + 8,192 = 34,880 per token; 64 heads' states.
+  CHECK(trace::forward_working_bytes(mamba2, 1'000, 2, a) ==
+        34'880LL * 1'000 * 2 + 8LL * 64 * 64 * 128 * 6);
+
+  // Qwen3-Next's Gated DeltaNet: hidden 2,048, 32 value heads x 128 (inner 4,096), 16 key heads
+  // x 128, chunks of 64. in_proj (z 4,096, qkv 4,096 + 2 x 2,048, b and a 2 x 32) 12,352, conv
+  // 8,192, scan and norm outputs 2 x 4,096, out_proj 2,048: 30,784 per token, and h, one bf16
+  // state per chunk and value head: ceil(100 / 64) = 2 chunks x 32 x 128 x 128 x 2 B. At 100
+  // tokens that outweighs the MoE (512 router logits, output and shared output 2 x 2,048, top 10
+  // x (3 x 512 + 2,048)): 40,448 x 200 B = 8,089,600 < 30,784 x 200 + 2,097,152 = 8,253,952.
+  const trace::ModelDescription next =
+      trace::test::fixture("Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json");
+  CHECK(trace::forward_working_bytes(next, 100, 1, a) ==
+        30'784LL * 100 * 2 + 2LL * 32 * 128 * 128 * 2 + 2LL * 2'048 * 100 * 2);
+}

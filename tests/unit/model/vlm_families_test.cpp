@@ -177,3 +177,58 @@ TEST_CASE("VLM config errors name the key", "[vlm][errors]") {
   CHECK_THROWS_WITH(trace::parse_model_config(qwen25.dump()),
                     Catch::Matchers::Contains("vision_config"));
 }
+
+TEST_CASE("Qwen-VL-Chat (model_type qwen): 9,656,935,168, its text model Qwen-7B's 7,721,324,544",
+          "[vlm][qwen][golden]") {
+  const trace::ModelDescription model = fixture("Qwen--Qwen-VL-Chat.reconstructed.json");
+  CHECK(model.model_type == "qwen");
+  const trace::ParameterCount count = trace::count_parameters(model);
+  // Published sum(numel) of Qwen-VL (SOURCES-vlm.md).
+  CHECK(count.total == 9'656'935'168LL);
+  // QWenBlock: ln_1, c_attn (weight + unconditional bias), c_proj, ln_2, w1, w2, mlp.c_proj.
+  const std::int64_t block = 4'096 + (4'096LL * 12'288 + 12'288) + 4'096LL * 4'096 + 4'096 +
+                             3 * 4'096LL * 11'008;
+  CHECK(block == 202'395'648LL);
+  // Qwen-7B as printed at load: 7,721,324,544 (wte and an untied lm_head, ln_f).
+  CHECK(count.total - count.vision == 32 * block + 2 * 151'936LL * 4'096 + 4'096);
+  CHECK(count.total - count.vision == 7'721'324'544LL);
+  // ViT-bigG block: ln_1, in_proj (+ bias), out_proj (+ bias), ln_2, c_fc 1664 -> 8192, c_proj.
+  const std::int64_t vit_block = 3'328 + (3 * 1'664LL * 1'664 + 3 * 1'664) +
+                                 (1'664LL * 1'664 + 1'664) + 3'328 + (1'664LL * 8'192 + 8'192) +
+                                 (8'192LL * 1'664 + 1'664);
+  CHECK(vit_block == 38'361'728LL);
+  // Resampler: pos_embed and query 256 x 4096, kv_proj 1664 -> 4096, MultiheadAttention(4096)
+  // 4 d^2 + 4 d, ln_q and ln_kv.
+  const std::int64_t resampler = 2 * 256LL * 4'096 + 1'664LL * 4'096 +
+                                 (4 * 4'096LL * 4'096 + 4 * 4'096) + 2 * 8'192;
+  CHECK(resampler == 76'054'528LL);
+  // conv1 + positional_embedding + ln_pre + blocks + resampler + ln_post + proj.
+  CHECK(count.vision == 1'664LL * 3 * 14 * 14 + 256LL * 1'664 + 3'328 + 48 * vit_block +
+                            resampler + 8'192 + 4'096LL * 4'096);
+  // The tower runs per image: active per text token is the text model.
+  CHECK(count.active == 7'721'324'544LL);
+  // Multi-head attention, 32 heads of 128: 32 layers x 2 x 4096 x 2 bytes per token.
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 32 * 2 * 4'096 * 2);
+}
+
+TEST_CASE("qwen: an odd intermediate_size, a kv width unlike hidden and a bad visual are refused",
+          "[vlm][qwen][errors]") {
+  const nlohmann::json config = load("Qwen--Qwen-VL-Chat.reconstructed.json");
+  nlohmann::json odd = config;
+  odd["intermediate_size"] = 22'015;
+  CHECK_THROWS_WITH(trace::parse_model_config(odd.dump()),
+                    Catch::Contains("intermediate_size") && Catch::Contains("odd"));
+  nlohmann::json narrow = config;
+  narrow["kv_channels"] = 64;
+  CHECK_THROWS_WITH(trace::parse_model_config(narrow.dump()), Catch::Contains("kv_channels"));
+  nlohmann::json no_ratio = config;
+  no_ratio["visual"].erase("mlp_ratio");
+  CHECK_THROWS_WITH(trace::parse_model_config(no_ratio.dump()), Catch::Contains("mlp_ratio"));
+  nlohmann::json resampler = config;
+  resampler["visual"]["output_dim"] = 4'000;
+  CHECK_THROWS_WITH(trace::parse_model_config(resampler.dump()), Catch::Contains("output_dim"));
+  // Without `visual`: the plain Qwen-7B count.
+  nlohmann::json text_only = config;
+  text_only.erase("visual");
+  CHECK(count_json(text_only).total == 7'721'324'544LL);
+}
