@@ -185,6 +185,14 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
         "serving leaves the MTP layers unloaded (as vLLM does without speculative decoding); "
         "--serve-mtp loads them");
   }
+  if (report.parameters.vision > 0) {
+    // The estimators run the text path only; say so rather than let a VLM's plan look complete.
+    report.notes.push_back(
+        "the vision tower's activations are not estimated: training and serving count text "
+        "tokens only (image tokens that enter the text sequence belong in --seq-len / --context); "
+        "an engine such as vLLM also profiles the tower on max_num_seqs dummy images at startup "
+        "and keeps that peak back from the KV cache");
+  }
   for (const std::string& note : report.model.notes) report.notes.push_back(note);
   return report;
 }

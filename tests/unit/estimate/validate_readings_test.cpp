@@ -9,6 +9,7 @@
 #include "trace/error.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
 #include "trace/validate/validation.hpp"
 
 namespace {
@@ -521,4 +522,30 @@ TEST_CASE("LitGPT's head: a tied head held apart, and quantized with a 4-bit bas
   CHECK(litgpt.separate_head);
   CHECK(litgpt.quantized_head);
   CHECK_FALSE(one_row("qlora", "nf4", "HF Trainer + PEFT,,x,,").job.quantized_head);
+}
+
+TEST_CASE("the Markdown scoreboard lists what stands between it and the targets", "[validate]") {
+  // Row 1 ran out of memory without a length (its floor fits: not planned); row 2 ran out of
+  // memory on 1 GiB but the tiny job (8,150,656 allocated bytes) fits: let through; row 3 ran
+  // with 0.005 GiB allocated: trace is (8,150,656 / 2^30 - 0.005) / 0.005 = +51.8% off; row 4
+  // ran with 0.0075 GiB: +1.2%.
+  const std::string allocated = "x,,torch.cuda.max_memory_allocated(),,";
+  const trace::Scoreboard board =
+      score(row_line("1", "full", "", "1", "single", "n/a", "1", "", "1", allocated) +
+            row_line("2", "full", "128", "1", "single", "n/a", "1", "", "1", allocated) +
+            row_line("3", "full", "128", "1", "single", "n/a", "1", "0.005", "0", allocated) +
+            row_line("4", "full", "128", "1", "single", "n/a", "1", "0.0075", "0", allocated));
+  REQUIRE(board.results.size() == 4);
+  REQUIRE(board.results[2].relative_error);
+  CHECK(*board.results[2].relative_error == Approx(8'150'656 / k_gib / 0.005 - 1));
+  const std::string markdown = trace::render_scoreboard_markdown(board);
+  CHECK_THAT(markdown, Catch::Contains("1 of the 2 did-not-fit rows are not planned (listed "
+                                       "above), so the recall cannot pass 50.0%"));
+  CHECK_THAT(markdown, Catch::Contains("- row 2 (full, org/tiny): 0.01 GiB; read as full"));
+  // Two errors: the 90th percentile is the 2nd smallest, so at most 0 rows may be above 25%.
+  CHECK_THAT(markdown, Catch::Contains("is error 2 of the 2 in ascending order, so it is within "
+                                       "25% when no more than 0 rows are further off. Rows further "
+                                       "off now: 1."));
+  CHECK_THAT(markdown, Catch::Contains("- row 3 (full, org/tiny): +51.8%"));
+  CHECK_THAT(markdown, !Catch::Contains("- row 4 (full"));
 }

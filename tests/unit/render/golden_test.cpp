@@ -45,3 +45,18 @@ TEST_CASE("formatting helpers", "[render]") {
   CHECK(trace::format_bytes(512LL << 20) == "512.0 MiB");
   CHECK(trace::format_bytes(3LL << 30) == "3.00 GiB");
 }
+
+TEST_CASE("a VLM's report says its vision tower's activations are not estimated", "[render]") {
+  const auto mentions_tower = [](const trace::Report& report) {
+    for (const std::string& note : report.notes) {
+      if (note.find("vision tower's activations are not estimated") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  CHECK(mentions_tower(report_for(trace::test::config_text("Qwen--Qwen-VL-Chat.reconstructed.json"),
+                                  "Qwen/Qwen-VL-Chat", false)));
+  CHECK_FALSE(mentions_tower(report_for(trace::test::catalog_text("meta-llama/Llama-3.1-8B"),
+                                        "meta-llama/Llama-3.1-8B", false)));
+}
