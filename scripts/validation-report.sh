@@ -131,8 +131,9 @@ scoreboard are computed; the causes are what the rows and their sources say):
   ms-swift Megatron examples (maintainer figures rounded to 1 GiB), 11 of 13 of which sit 8–31%
   above trace, a Megatron-side term trace does not have; 93 and 102 (torchtune's first QLoRA
   recipe), 223, 235 and 236 (Unsloth notebooks: reserved memory over 60 variable-length steps,
-  below trace's estimate even at the maximum length) and 1016 (+61%, ms-swift ZeRO-3 LoRA) are
-  not explained.
+  below trace's estimate even at the maximum length) are not explained; 1016 (+61%) trains on
+  LaTeX_OCR samples (an image of at most 1,024 tokens and a short formula, batches grouped by
+  length), far shorter than the 2,048-token maximum trace plans.
 
 ## Scoreboard
 
