@@ -32,7 +32,9 @@ How to read it:
   nvidia-smi / NVML (whole process) → that + the CUDA context the row measured where it says
   ("(1343 MiB context)", "context (~1343 MiB)"), else `cuda_context_bytes` (512 MiB, the
   constant the verdict reserves). A row whose `measure_method` says it does not know the counter
-  is read as `max_memory_allocated`. `kv_capacity` rows compare the KV pool the engine logged;
+  is read as `max_memory_allocated`. `kv_capacity` rows compare the KV pool the engine logged
+  (sized before it captures its CUDA graphs, so without them; a `serve` row holds the graphs'
+  512 MiB when an engine not in eager mode runs it, not under `generate()`);
   `activation_only` rows the engine's profiled activation peak (over the row's stated
   `max_num_batched_tokens` under chunked prefill, or 8,192 on vLLM's V1 engine — 0.8 and
   later — where chunked prefill is always on; else at least `max_model_len`), split over

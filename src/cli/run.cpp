@@ -261,6 +261,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
          "--tp-comm-mib", [&a](std::int64_t mib) { a.tp_comm_bytes = mib * k_mib; },
          "serving with tensor parallelism: NCCL / all-reduce buffers per GPU, MiB (default 1843)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+  app.add_option_function<std::int64_t>(
+         "--cuda-graph-mib", [&a](std::int64_t mib) { a.cuda_graph_bytes = mib * k_mib; },
+         "serving: the engine's captured CUDA graphs per GPU, MiB (default 512; 0 = eager mode, "
+         "--enforce-eager, or transformers' generate)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   app.add_option("--cuda-context-mib", options.cuda_context_mib,
                  "per-process CUDA context and library workspace, MiB")
       ->capture_default_str();

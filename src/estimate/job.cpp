@@ -257,8 +257,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // The prefill's forward pass over the prompts (a chunk at a time), then the sampling step
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.
     b.activations = serving_transient_bytes(model, job.context, job.concurrency, job.tp, a);
-    // Tensor-parallel communication buffers; callers add the CUDA context to the overhead.
-    b.overhead = serving_comm_bytes(job.tp, a);
+    // The engine's CUDA graphs and tensor-parallel communication buffers; callers add the CUDA
+    // context to the overhead.
+    b.overhead = checked_add(a.cuda_graph_bytes, serving_comm_bytes(job.tp, a));
     return estimate;
   }
 

@@ -208,6 +208,7 @@ void validate_assumptions(const MemoryAssumptions& a) {
       {"--concurrency", a.concurrency, 1, 1LL << 20},
       {"--lora-rank", a.lora_rank, 1, 1LL << 16},
       {"--cuda-context-mib", a.cuda_context_bytes / k_mib, 0, 1LL << 20},
+      {"--cuda-graph-mib", a.cuda_graph_bytes / k_mib, 0, 1LL << 20},
   };
   for (const Range& range : ranges) {
     if (range.value < range.min || range.value > range.max) {
@@ -581,7 +582,7 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
                                 ? a.serve_weight_bytes
                                 : bytes_for(a.serve_mtp ? total : total - params.mtp,
                                             a.serve_weight_dtype);
-  serve.breakdown.overhead = a.cuda_context_bytes;
+  serve.breakdown.overhead = checked_add(a.cuda_context_bytes, a.cuda_graph_bytes);
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
   serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache}),
@@ -609,7 +610,7 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
                                   serve.breakdown.activations);
   serve.formula = fmt::format(
       "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x concurrency + the "
-      "prefill or sampling transient + CUDA context",
+      "prefill or sampling transient + CUDA context + the engine's CUDA graphs",
       a.serve_weight_bytes >= 0
           ? std::string("the checkpoint's stored bytes")
           : fmt::format("params x {} ({})",

@@ -382,12 +382,17 @@ std::string kv_line(const Report& report) {
   return line;
 }
 
-// What a breakdown's overhead holds: the CUDA context, and anything the job estimate put there
-// beside it (a tensor-parallel serve job's communication buffers).
+// What a breakdown's overhead holds: the CUDA context, and for serving the engine's CUDA graphs
+// and a tensor-parallel serve job's communication buffers.
 std::string overhead_label(const Report& report) {
-  return report.job && report.job->breakdown.overhead > report.assumptions.cuda_context_bytes
-             ? "CUDA context + TP buffers"
-             : "CUDA context";
+  const bool serving = !report.job || report.job->job.mode == JobMode::serve;
+  std::string label = "CUDA context";
+  if (serving && report.assumptions.cuda_graph_bytes > 0) label += " + graphs";
+  if (report.job && report.job->job.mode == JobMode::serve &&
+      serving_comm_bytes(report.job->job.tp, report.assumptions) > 0) {
+    label += " + TP buffers";
+  }
+  return label;
 }
 
 std::string job_line(const Report& report) {
@@ -441,12 +446,16 @@ std::string concurrency_line(const Report& report) {
           : 0.0;
   return fmt::format(
       "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} [{} "
-      "usable less {:.0f}% headroom] - weights {} - CUDA context {} - prefill/sampling {}) / ({}) "
+      "usable less {:.0f}% headroom] - weights {} - CUDA context {}{} - prefill/sampling {}) / ({}) "
       "= {:.2f}, rounded down",
       card.id, group_digits(report.assumptions.context), concurrency,
       format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
       report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),
-      format_bytes(b.overhead), format_bytes(b.activations), per_request, ratio < 0 ? 0.0 : ratio);
+      format_bytes(report.assumptions.cuda_context_bytes),
+      report.assumptions.cuda_graph_bytes > 0
+          ? fmt::format(" - CUDA graphs {}", format_bytes(report.assumptions.cuda_graph_bytes))
+          : std::string(),
+      format_bytes(b.activations), per_request, ratio < 0 ? 0.0 : ratio);
 }
 
 std::vector<std::string> stored_extra_lines(const Report& report) {

@@ -501,6 +501,9 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
                              "lmdeploy"}) {
     row.serving_engine = row.serving_engine || framework_text.find(engine) != std::string::npos;
   }
+  row.engine_eager = engine_text.find("enforce_eager") != std::string::npos ||
+                     engine_text.find("enforce-eager") != std::string::npos ||
+                     to_lower(cell["attention"]).find("enforce_eager") != std::string::npos;
   bool v1 = framework_text.find("vllm v1") != std::string::npos;
   static const std::regex vllm_version = version_pattern("vllm");
   if (const std::optional<Version> vllm = version_after(framework_text, vllm_version)) {

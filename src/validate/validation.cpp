@@ -194,6 +194,9 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         MemoryAssumptions engine_memory = a.memory;
         engine_memory.prefill_chunk_tokens = profile_tokens;
         engine_memory.max_num_seqs = sequences;
+        // The profile runs before the engine captures its CUDA graphs: the KV pool it logs was
+        // sized without them.
+        engine_memory.cuda_graph_bytes = 0;
         const MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
         const std::int64_t weights = run.weights;
         const std::int64_t activation = run.activations;
@@ -221,11 +224,15 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           }
         }
       } else {
-        // generate() (no serving engine) prefills the whole prompt and samples only its batch.
+        // generate() (no serving engine) prefills the whole prompt and samples only its batch;
+        // neither it nor an engine in eager mode captures CUDA graphs.
         MemoryAssumptions memory = a.memory;
         if (job.mode == JobMode::serve && !row.serving_engine) {
           memory.prefill_chunk_tokens = 0;
           memory.max_num_seqs = 0;
+        }
+        if (job.mode == JobMode::serve && (!row.serving_engine || row.engine_eager)) {
+          memory.cuda_graph_bytes = 0;
         }
         const std::int64_t peak = estimate_job(model, params, job, memory).breakdown.total();
         result.read_as = describe_job(job);

@@ -95,6 +95,11 @@ struct MemoryAssumptions {
   /// outside torch's allocator (vLLM logged 1.79 GiB more non-torch memory per GPU at TP 2 than
   /// at TP 1 for Llama-3-8B, PR #10511). --tp-comm-mib.
   std::int64_t tp_comm_bytes = 1843 * k_mib;
+  /// Serving: the private memory pool of the engine's captured CUDA graphs (vLLM captures the
+  /// decode step for batch sizes up to 512 after sizing its KV cache; logged 0.13-0.21 GiB for
+  /// 1B models, up to "1~3 GiB per GPU" in its own warning). 0: eager mode (--enforce-eager,
+  /// transformers' generate). --cuda-graph-mib.
+  std::int64_t cuda_graph_bytes = 512 * k_mib;
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
 };
 

@@ -51,6 +51,8 @@ struct MeasuredRow {
   /// prefill and a sampler sized for max_num_seqs. Otherwise generate() (transformers, LitGPT,
   /// Accelerate): the whole prompt at once, sampling only the batch.
   bool serving_engine = false;
+  /// Engine rows run in eager mode (--enforce-eager): no CUDA graphs captured.
+  bool engine_eager = false;
   /// Engine rows: the max_num_seqs the row states (the profile run samples that many sequences).
   std::optional<std::int64_t> engine_max_num_seqs;
   /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with

@@ -430,6 +430,7 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
   bad({"--mode", "serve", "--dtype", "fp8", "--autocast"}, {"--autocast", "--dtype fp32"});
   bad({"--max-num-seqs", "-1"}, {"--max-num-seqs"});
   bad({"--tp-comm-mib", "-5"}, {"--tp-comm-mib"});
+  bad({"--cuda-graph-mib", "-1"}, {"--cuda-graph-mib"});
 }
 
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {

@@ -227,6 +227,26 @@ TEST_CASE("the card table's tensor-parallel serving plan is the serve job's per-
   }
 }
 
+TEST_CASE("option --cuda-graph-mib sizes the engine's CUDA graphs in every serving figure",
+          "[cli][json]") {
+  const std::vector<std::string> args = {k_llama, "--json", "--mode", "serve"};
+  std::vector<std::string> eager = args;
+  eager.insert(eager.end(), {"--cuda-graph-mib", "0"});
+  const nlohmann::json with_graphs = run_json(args);
+  const nlohmann::json without = run_json(eager);
+  // 512 MiB by default, in the job's peak and in the plan's serving mode alike.
+  CHECK(with_graphs["estimate"]["peak_bytes"].get<std::int64_t>() -
+            without["estimate"]["peak_bytes"].get<std::int64_t>() ==
+        512LL << 20);
+  CHECK(with_graphs["memory"]["serve"]["breakdown"]["overhead"] == (512LL << 20) + (512LL << 20));
+  CHECK(without["memory"]["serve"]["breakdown"]["overhead"] == 512LL << 20);
+  // Training holds no graphs.
+  std::vector<std::string> lora = {k_llama, "--json", "--mode", "lora"};
+  const std::int64_t lora_peak = run_json(lora)["estimate"]["peak_bytes"].get<std::int64_t>();
+  lora.insert(lora.end(), {"--cuda-graph-mib", "0"});
+  CHECK(run_json(lora)["estimate"]["peak_bytes"] == lora_peak);
+}
+
 TEST_CASE("serving over --gpus with --tp: KV per rank, MLA latent or per head", "[cli][json][kv]") {
   // DeepSeek-V3: 61 MLA layers, 128 heads, K 128 + 64 = 192 wide, latent 512 + 64 = 576.
   // The latent is whole on each of the 8 ranks: 61 x 576 x 2 bytes x 1,000 tokens. Every card

@@ -93,6 +93,7 @@ TEST_CASE("serving: the memory cap and --min-user-tps pick the best point", "[co
   memory.headroom_fraction = 0;
   memory.prefill_chunk_tokens = 0;
   memory.max_num_seqs = 0;  // generate(): the sampler covers only the running requests
+  memory.cuda_graph_bytes = 0;  // and captures no CUDA graphs
   trace::GpuSpec gpu = test_card();
   // A card with room for the weights, the logits and a handful of requests; the cap must be the
   // largest count whose estimate fits, and the next one must not.

@@ -74,17 +74,18 @@ TEST_CASE("Llama-3.1-8B on a T4: serving needs two cards tensor-parallel", "[fit
   // forward pass's 4,096 x 4,096 output (the 4,096-token prefill itself holds 4,096 x 55,296 x 2
   // on one card, 4,096 x 33,792 x 2 on each of two: less).
   const std::int64_t sampling = 256LL * 128'256 * 38 + 4'096LL * 4'096 * 2;
-  // Two cards: 512 MiB + 8,030,261,248 bytes + 256 MiB of KV + the sampling step + 1,843 MiB
-  // of tensor-parallel buffers each.
+  // Two cards: 512 MiB of CUDA context + 8,030,261,248 bytes + 256 MiB of KV + the sampling
+  // step + 1,843 MiB of tensor-parallel buffers + 512 MiB of CUDA graphs each.
   REQUIRE(fits[0].serve.min_cards);
   CHECK(*fits[0].serve.min_cards == 2);
-  CHECK(fits[0].serve.bytes_per_card ==
-        (512LL << 20) + 8'030'261'248LL + (256LL << 20) + sampling + (1'843LL << 20));
-  // H100: (budget - weights - context - sampling) / 512 MiB of KV per 4096-token sequence.
+  CHECK(fits[0].serve.bytes_per_card == (512LL << 20) + 8'030'261'248LL + (256LL << 20) +
+                                            sampling + (1'843LL << 20) + (512LL << 20));
+  // H100: (budget - weights - context - graphs - sampling) / 512 MiB of KV per 4096-token
+  // sequence.
   CHECK(fits[1].serve.fits);
   const std::int64_t budget = fits[1].budget_bytes;
   CHECK(fits[1].serve.max_batch ==
-        (budget - 16'060'522'496LL - (512LL << 20) - sampling) / (512LL << 20));
+        (budget - 16'060'522'496LL - (512LL << 20) - (512LL << 20) - sampling) / (512LL << 20));
   // Full fine-tune of 8B (18 bytes/param = 144.5 GB of state) does not fit one 80 GB card.
   CHECK_FALSE(fits[1].full_finetune.fits);
   REQUIRE(fits[1].full_finetune.min_cards);

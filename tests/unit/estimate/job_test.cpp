@@ -291,9 +291,11 @@ TEST_CASE("serving over tensor-parallel GPUs holds communication buffers on each
   trace::Job job;
   job.mode = trace::JobMode::serve;
   job.context = 100;
-  CHECK(estimate(job).breakdown.overhead == 0);  // one GPU: the caller adds the CUDA context
+  // one GPU: the engine's CUDA graphs (512 MiB); the caller adds the CUDA context
+  CHECK(estimate(job).breakdown.overhead == 512LL << 20);
   job.gpus = job.tp = 2;
-  CHECK(estimate(job).breakdown.overhead == 1'843LL << 20);  // NCCL / all-reduce, per GPU
+  // and NCCL / all-reduce buffers, per GPU
+  CHECK(estimate(job).breakdown.overhead == (512LL << 20) + (1'843LL << 20));
   // The one rule the card table's tensor- and expert-parallel searches use too.
   trace::MemoryAssumptions a;
   CHECK(trace::serving_comm_bytes(1, a) == 0);

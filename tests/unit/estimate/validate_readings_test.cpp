@@ -549,3 +549,23 @@ TEST_CASE("the Markdown scoreboard lists what stands between it and the targets"
   CHECK_THAT(markdown, Catch::Contains("- row 3 (full, org/tiny): +51.8%"));
   CHECK_THAT(markdown, !Catch::Contains("- row 4 (full"));
 }
+
+TEST_CASE("CUDA graphs count for an engine's serve row, not for generate() or eager mode",
+          "[validate][serve]") {
+  const std::string cells = ",,torch.cuda.max_memory_allocated(),,";
+  const trace::Scoreboard board = score(
+      row_line("1", "serve", "128", "1", "single", "bf16", "1", "", "0", "vLLM 0.6.3" + cells) +
+      row_line("2", "serve", "128", "1", "single", "bf16", "1", "", "0",
+               "vLLM 0.6.3 (enforce_eager)" + cells) +
+      row_line("3", "serve", "128", "1", "single", "bf16", "1", "", "0", "lit-gpt generate" + cells));
+  REQUIRE(board.results.size() == 3);
+  REQUIRE(board.results[0].planned);
+  REQUIRE(board.results[1].planned);
+  // The same engine job, with and without its 512 MiB of CUDA graphs.
+  CHECK((board.results[0].estimate_gib - board.results[1].estimate_gib) * k_gib ==
+        Approx(512.0 * 1024 * 1024));
+  // generate() holds no graphs either: it is below the engine row by the graphs at least (its
+  // sampler covers only its batch, not vLLM's 256 sequences).
+  CHECK((board.results[0].estimate_gib - board.results[2].estimate_gib) * k_gib >
+        512.0 * 1024 * 1024);
+}
