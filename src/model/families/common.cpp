@@ -151,15 +151,14 @@ void set_moe(Block& block, const Moe& moe, std::int64_t hidden) {
 }
 
 void fill_decoder_basics(ModelDescription& model, const ConfigReader& config, std::int64_t vocab,
-                         std::int64_t hidden, bool tie_default) {
+                         std::int64_t hidden, bool tie_default,
+                         std::initializer_list<std::string_view> position_keys) {
   model.architecture = "decoder-only";
   model.vocab_size = vocab;
   model.hidden_size = hidden;
   model.embedding_dim = hidden;
   model.tie_word_embeddings = config.bool_or("tie_word_embeddings", tie_default);
-  model.max_position_embeddings =
-      config.int_or({"max_position_embeddings", "n_positions", "seq_length"}, 0, 0,
-                    k_max_positions);
+  model.max_position_embeddings = config.int_or(position_keys, 0, 0, k_max_positions);
   model.torch_dtype = config.optional_string("torch_dtype")
                           .value_or(config.optional_string("dtype").value_or(""));
 }

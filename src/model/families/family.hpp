@@ -164,8 +164,12 @@ void add_qwen3_vl_vision(const ConfigReader& vision, std::int64_t text_hidden,
 /// torch_dtype filled in where text_config leaves them out (transformers reads them there).
 ConfigReader nested_text_config(const ConfigReader& config, nlohmann::json& storage);
 
-/// Common top-level fields every decoder-only family sets.
-void fill_decoder_basics(ModelDescription& model, const ConfigReader& config,
-                         std::int64_t vocab, std::int64_t hidden, bool tie_default);
+/// Common top-level fields every decoder-only family sets; the positions from the first of
+/// `position_keys` present (two that disagree are refused).
+void fill_decoder_basics(
+    ModelDescription& model, const ConfigReader& config, std::int64_t vocab, std::int64_t hidden,
+    bool tie_default,
+    std::initializer_list<std::string_view> position_keys = {"max_position_embeddings",
+                                                             "n_positions", "seq_length"});
 
 }  // namespace trace::family

@@ -110,17 +110,12 @@ ModelDescription build_qwen(const ConfigReader& config) {
                             shape.head_dim, shape.num_heads, hidden));
   }
 
-  model.architecture = "decoder-only";
-  model.vocab_size = vocab;
-  model.hidden_size = hidden;
-  model.embedding_dim = hidden;
-  model.tie_word_embeddings = config.bool_or("tie_word_embeddings", false);
-  // seq_length is the training length; max_position_embeddings the positions RoPE is set up for
-  // (dynamic NTK stretches both), so the two differ in the release configs (2,048 and 8,192).
-  model.max_position_embeddings =
-      config.int_or({"max_position_embeddings"},
-                    config.int_or({"seq_length"}, 0, 0, k_max_positions), 0, k_max_positions);
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  // seq_length is the training length, max_position_embeddings the positions RoPE is set up for
+  // (dynamic NTK stretches both): the release configs give both (2,048 and 8,192), so the
+  // positions come from max_position_embeddings, else seq_length.
+  fill_decoder_basics(model, config, vocab, hidden, false,
+                      {config.has("max_position_embeddings") ? "max_position_embeddings"
+                                                             : "seq_length"});
   model.family = "Qwen (first generation, remote code; fused biased c_attn, SwiGLU, RMSNorm)";
   model.position = PositionKind::rope;
   note_defaults(model, config, "QWenConfig",

@@ -182,6 +182,8 @@ TEST_CASE("Qwen-VL-Chat (model_type qwen): 9,656,935,168, its text model Qwen-7B
           "[vlm][qwen][golden]") {
   const trace::ModelDescription model = fixture("Qwen--Qwen-VL-Chat.reconstructed.json");
   CHECK(model.model_type == "qwen");
+  // max_position_embeddings (8,192) over the training seq_length (2,048) the config also gives
+  CHECK(model.max_position_embeddings == 8'192);
   const trace::ParameterCount count = trace::count_parameters(model);
   // Published sum(numel) of Qwen-VL (SOURCES-vlm.md).
   CHECK(count.total == 9'656'935'168LL);
@@ -231,4 +233,7 @@ TEST_CASE("qwen: an odd intermediate_size, a kv width unlike hidden and a bad vi
   nlohmann::json text_only = config;
   text_only.erase("visual");
   CHECK(count_json(text_only).total == 7'721'324'544LL);
+  // Without max_position_embeddings the positions are seq_length's.
+  text_only.erase("max_position_embeddings");
+  CHECK(trace::parse_model_config(text_only.dump()).max_position_embeddings == 2'048);
 }
