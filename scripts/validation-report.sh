@@ -53,7 +53,8 @@ How to read it:
   both; FA2/FA3, FlashAttention, Unsloth or Megatron in `framework` + `notes` → `flash`);
   mixed precision for a training row that says `bf16_pure` where the `framework` is Megatron
   (its optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
-  parameter, adapters included: `--precision mixed`); AdamW's step on PyTorch's foreach path
+  parameter, adapters included: `--precision mixed`) or `framework` / `sharding` name DeepSpeed
+  (its ZeRO optimizer's fp32 partitions, or BF16_Optimizer without ZeRO, do the same); AdamW's step on PyTorch's foreach path
   (its temporary: memory.md, "The optimizer step") unless the `optimizer` cell says fused or
   `adamw_hf`, the `framework` is Megatron or NeMo, or torchtune from v0.3 (its configs' AdamW
   `fused: True` since PR #1575, Sept 2024); eager RMSNorms (an fp32 copy of each norm's input)

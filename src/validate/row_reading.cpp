@@ -403,9 +403,13 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.bnb_matmul_keeps_inputs = false;
   }
   // Megatron's optimizer keeps an fp32 main copy and fp32 main gradients of every trainable bf16
-  // or fp16 parameter (its "mixed precision" is the only half-precision mode), adapters too.
+  // or fp16 parameter (its "mixed precision" is the only half-precision mode), adapters too; so
+  // does DeepSpeed's with bf16 or fp16 enabled (its ZeRO optimizer's fp32 partitions, or
+  // BF16_Optimizer without ZeRO): the engine casts the model, the optimizer holds fp32.
+  const std::string framework_and_sharding = to_lower(get("framework") + " " + get("sharding"));
   if (job.mode != JobMode::serve && job.precision == Precision::bf16_pure &&
-      names_megatron(to_lower(get("framework")))) {
+      (names_megatron(to_lower(get("framework"))) ||
+       framework_and_sharding.find("deepspeed") != std::string::npos)) {
     job.precision = Precision::mixed;
   }
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {

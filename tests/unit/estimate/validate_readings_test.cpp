@@ -442,7 +442,8 @@ TEST_CASE("the validator reads autocast serving from the precision cell", "[vali
   CHECK_FALSE(job("full", "bf16-mixed").serve_autocast);  // training rows: job_precision says it
 }
 
-TEST_CASE("Megatron trains bf16 adapters with fp32 main copies and gradients", "[validate]") {
+TEST_CASE("Megatron and DeepSpeed train bf16 weights with fp32 main copies and gradients",
+          "[validate]") {
   // job_precision bf16_pure on a LoRA row: read as mixed under Megatron (its optimizer keeps an
   // fp32 main copy and fp32 main gradients of every trainable half-precision parameter), a full
   // fine-tune too; as pure bf16 elsewhere and for serving.
@@ -454,6 +455,13 @@ TEST_CASE("Megatron trains bf16 adapters with fp32 main copies and gradients", "
   CHECK(precision_of("lora", "HF Trainer + PEFT") == trace::Precision::bf16_pure);
   CHECK(precision_of("full", "ms-swift megatron sft") == trace::Precision::mixed);
   CHECK(precision_of("serve", "Megatron-LM inference") == trace::Precision::bf16_pure);
+  // DeepSpeed with bf16 enabled: its optimizer holds the fp32 partitions, named in the framework
+  // or the sharding cell.
+  CHECK(precision_of("full", "QwenLM/Qwen-VL finetune_ds.sh (DeepSpeed)") == trace::Precision::mixed);
+  CHECK(job_with_cells("lora", "bf16,bf16_pure", "framework,sharding",
+                       "LLaMA-Factory,DeepSpeed ZeRO-3 (ds_z3_config.json)")
+            .precision == trace::Precision::mixed);
+  CHECK(precision_of("serve", "DeepSpeed-MII") == trace::Precision::bf16_pure);
 }
 
 TEST_CASE("the validator reads which AdamW steps take PyTorch's foreach path", "[validate]") {
