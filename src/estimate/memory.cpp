@@ -389,53 +389,90 @@ std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t
                                  assumptions));
 }
 
-std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
-                            KvSplit split) {
-  std::int64_t values = 0;
+std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int64_t pp) {
+  pp = std::clamp<std::int64_t>(pp, 1, std::max<std::int64_t>(layers, 1));
+  const std::int64_t base = layers / pp;
+  const std::int64_t extra = layers % pp;  // one more each for stages pp-1-extra .. pp-2
+  std::int64_t end = 0;
+  for (std::int64_t stage = 0; stage < pp; ++stage) {
+    end += base + (stage >= pp - 1 - extra && stage < pp - 1 ? 1 : 0);
+    if (layer < end) return stage;
+  }
+  return pp - 1;
+}
+
+namespace {
+
+// Sums `of(block)` per pipeline stage over the decoder blocks `counted` keeps, in order, and
+// returns the busiest stage's total (the whole sum for pp = 1).
+template <typename Counted, typename Of>
+std::int64_t busiest_stage(const ModelDescription& model, std::int64_t pp, Counted counted, Of of,
+                           const char* what) {
+  std::int64_t layers = 0;
   for (const Stack& stack : model.stacks) {
-    // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
-    if (stack.vision || stack.mtp || !stack.causal) continue;
-    // Cross attention over a fixed-length source (Mllama's image tokens) caches that source,
-    // whatever the context; T5's cross attention caches an encoder as long as the context.
-    const auto cached_tokens = [context](const Attention& attention) {
-      if (attention.is_cross && attention.cross_source_tokens > 0) {
-        return attention.cross_source_tokens;
-      }
-      return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
-    };
+    if (counted(stack)) layers += static_cast<std::int64_t>(stack.blocks.size());
+  }
+  std::vector<std::int64_t> stages(static_cast<std::size_t>(std::clamp<std::int64_t>(
+                                       pp, 1, std::max<std::int64_t>(layers, 1))),
+                                   0);
+  std::int64_t layer = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!counted(stack)) continue;
     for (const Block& block : stack.blocks) {
-      const Attention& attention = block.attention;
-      values = checked_add(values, checked_mul(kv_values_per_token(attention, split),
-                                               cached_tokens(attention), "the KV cache"));
-      if (block.cross_attention) {
-        values = checked_add(values, checked_mul(kv_values_per_token(*block.cross_attention, split),
-                                                 cached_tokens(*block.cross_attention),
-                                                 "the KV cache"));
-      }
+      std::int64_t& stage = stages[static_cast<std::size_t>(
+          pipeline_stage_of(layer++, layers, static_cast<std::int64_t>(stages.size())))];
+      stage = checked_add(stage, of(block), what);
     }
   }
+  return *std::max_element(stages.begin(), stages.end());
+}
+
+}  // namespace
+
+std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
+                            KvSplit split) {
+  // Cross attention over a fixed-length source (Mllama's image tokens) caches that source,
+  // whatever the context; T5's cross attention caches an encoder as long as the context.
+  const auto cached_tokens = [context](const Attention& attention) {
+    if (attention.is_cross && attention.cross_source_tokens > 0) {
+      return attention.cross_source_tokens;
+    }
+    return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
+  };
+  // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
+  const std::int64_t values = busiest_stage(
+      model, split.pp,
+      [](const Stack& stack) { return !stack.vision && !stack.mtp && stack.causal; },
+      [&](const Block& block) {
+        std::int64_t layer = checked_mul(kv_values_per_token(block.attention, split),
+                                         cached_tokens(block.attention), "the KV cache");
+        if (block.cross_attention) {
+          layer = checked_add(layer, checked_mul(kv_values_per_token(*block.cross_attention, split),
+                                                 cached_tokens(*block.cross_attention),
+                                                 "the KV cache"));
+        }
+        return layer;
+      },
+      "the KV cache");
   return bytes_for(values, kv_dtype);
 }
 
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
-                             std::int64_t conv_state_bytes) {
-  std::int64_t bytes = 0;
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.mtp) continue;
-    for (const Block& block : stack.blocks) {
-      if (!block.ssm) continue;
-      const Ssm& ssm = *block.ssm;
-      const std::int64_t conv = checked_product(
-          {ssm.conv_kernel - 1, ssm.conv_channels(), conv_state_bytes}, "the SSM state");
-      const std::int64_t state_elements =
-          ssm.kind == SsmKind::mamba1
-              ? checked_mul(ssm.inner, ssm.state, "the SSM state")
-              : checked_product({ssm.num_heads, ssm.head_dim, ssm.state}, "the SSM state");
-      bytes = checked_add(bytes, checked_add(conv, bytes_for(state_elements, ssm_dtype)),
-                          "the SSM state");
-    }
-  }
-  return bytes;
+                             std::int64_t conv_state_bytes, std::int64_t pp) {
+  return busiest_stage(
+      model, pp, [](const Stack& stack) { return !stack.vision && !stack.mtp; },
+      [&](const Block& block) -> std::int64_t {
+        if (!block.ssm) return 0;
+        const Ssm& ssm = *block.ssm;
+        const std::int64_t conv = checked_product(
+            {ssm.conv_kernel - 1, ssm.conv_channels(), conv_state_bytes}, "the SSM state");
+        const std::int64_t state_elements =
+            ssm.kind == SsmKind::mamba1
+                ? checked_mul(ssm.inner, ssm.state, "the SSM state")
+                : checked_product({ssm.num_heads, ssm.head_dim, ssm.state}, "the SSM state");
+        return checked_add(conv, bytes_for(state_elements, ssm_dtype), "the SSM state");
+      },
+      "the SSM state");
 }
 
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions) {

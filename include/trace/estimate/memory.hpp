@@ -29,7 +29,15 @@ enum class MlaCache {
 struct KvSplit {
   std::int64_t tp = 1;
   MlaCache mla = MlaCache::latent;
+  /// Pipeline stages: each GPU caches its stage's layers only; the figure is the busiest
+  /// stage's (pipeline_stage_of).
+  std::int64_t pp = 1;
 };
+
+/// The pipeline stage (0-based) of decoder layer `layer` of `layers` split over `pp` stages as
+/// vLLM's get_pp_indices splits them: layers / pp each, the remainder one each to the stages
+/// just before the last (which also holds the head).
+std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int64_t pp);
 
 struct MemoryAssumptions {
   // Workload.
@@ -185,9 +193,10 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
 
 /// Mamba state one sequence holds while served, independent of its length: per SSM layer,
 /// conv state (conv_kernel - 1) x conv channels x conv_state_bytes + SSM state (mamba2: heads x
-/// head_dim x d_state; mamba1: d_inner x d_state) x ssm_dtype.
+/// head_dim x d_state; mamba1: d_inner x d_state) x ssm_dtype. Over `pp` pipeline stages: the
+/// busiest stage's.
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
-                             std::int64_t conv_state_bytes);
+                             std::int64_t conv_state_bytes, std::int64_t pp = 1);
 /// The SSM dtype the assumptions and the config imply.
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
 

@@ -138,3 +138,44 @@ TEST_CASE("forward pass: the chunked scans' states by hand (Mamba-2, Gated Delta
   CHECK(trace::forward_working_bytes(next, 100, 1, a) ==
         30'784LL * 100 * 2 + 2LL * 32 * 128 * 128 * 2 + 2LL * 2'048 * 100 * 2);
 }
+
+TEST_CASE("pipeline-parallel serving: each GPU caches its stage's layers", "[memory][serve][pp]") {
+  // vLLM's get_pp_indices: layers / pp each, the remainder one each to the stages before the
+  // last. 80 layers over 3 stages: 27, 27, 26; 7 over 4: 2, 2, 2, 1.
+  CHECK(trace::pipeline_stage_of(26, 80, 3) == 0);
+  CHECK(trace::pipeline_stage_of(27, 80, 3) == 1);
+  CHECK(trace::pipeline_stage_of(53, 80, 3) == 1);
+  CHECK(trace::pipeline_stage_of(54, 80, 3) == 2);
+  CHECK(trace::pipeline_stage_of(79, 80, 3) == 2);
+  CHECK(trace::pipeline_stage_of(5, 7, 4) == 2);
+  CHECK(trace::pipeline_stage_of(6, 7, 4) == 3);
+  CHECK(trace::pipeline_stage_of(0, 1, 1) == 0);
+
+  // Llama-3.1-70B, 80 layers of 2 x 8 x 128 x 2 bytes per token: 40 per stage at PP 2, the
+  // first 27 at PP 3.
+  const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-70B");
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16) == 80 * 4'096);
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16, {1, trace::MlaCache::latent, 2}) ==
+        40 * 4'096);
+  CHECK(trace::kv_cache_bytes(llama, 1, trace::Dtype::bf16, {1, trace::MlaCache::latent, 3}) ==
+        27 * 4'096);
+
+  // Qwen3-Next: full attention at layers 3, 7, ..., 47 (2,048 bytes per token each), gated
+  // DeltaNet elsewhere. Five stages of 9, 10, 10, 10, 9 layers hold 2, 2, 3, 2, 3 attention
+  // layers and 7, 8, 7, 8, 6 DeltaNet layers: KV and state each at their busiest stage.
+  const trace::ModelDescription next =
+      trace::test::fixture("Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json");
+  CHECK(trace::kv_cache_bytes(next, 1, trace::Dtype::bf16, {1, trace::MlaCache::latent, 5}) ==
+        3 * 2'048);
+  CHECK(trace::ssm_state_bytes(next, trace::Dtype::fp32, 2, 5) ==
+        8LL * (32 * 128 * 128 * 4 + 3 * 8'192 * 2));
+
+  // The serve job at PP 2: half the layers' KV per GPU.
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 1'000;
+  job.gpus = job.pp = 2;
+  const trace::JobEstimate estimate =
+      trace::estimate_job(llama, trace::count_parameters(llama), job);
+  CHECK(estimate.breakdown.kv_cache == 40LL * 4'096 * 1'000);
+}
