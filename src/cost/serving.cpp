@@ -219,7 +219,8 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   const double kv_per_request = static_cast<double>(kv_cache_bytes(
       model, std::max<std::int64_t>(1, mean_context), job.kv_dtype, {plan.tp, memory.mla_cache}));
   const double state_per_request = static_cast<double>(
-      ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes));
+      ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes,
+                      {plan.tp, memory.mla_cache}));
   const double decode_flops = decode_token_flops(model, params, std::max<std::int64_t>(1, mean_context)).total();
   const double prompt_flops = prefill_flops(model, params, request.context_in);
   const double out = static_cast<double>(request.context_out);

@@ -185,14 +185,19 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
                                const TrainingCardSearch* training) {
   const std::int64_t heads = attention_heads(model);
   // Serving over n tensor-parallel cards: each keeps its share of a sequence's KV cache
-  // (kv_cache_bytes: heads split, replicated past their count, an MLA latent whole) and the
-  // whole SSM state; the forward pass's working set shrinks with n, the sampling step on rank 0
-  // does not (serving_transient_bytes, counted in fixed_bytes at n = 1).
+  // (kv_cache_bytes: heads split, replicated past their count, an MLA latent whole) and of its
+  // SSM state (ssm_state_bytes: heads and conv channels split); the forward pass's working set
+  // shrinks with n, the sampling step on rank 0 does not (serving_transient_bytes, counted in
+  // fixed_bytes at n = 1).
   const Dtype kv_dtype = assumptions.kv_dtype;
   const std::int64_t kv_on_one = kv_cache_bytes(model, assumptions.context, kv_dtype, {1, assumptions.mla_cache});
+  const Dtype ssm_dtype = effective_ssm_dtype(model, assumptions);
+  const std::int64_t state_on_one = ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes);
   const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {
-    return memory.serve.per_sequence_bytes - kv_on_one +
+    return memory.serve.per_sequence_bytes - kv_on_one - state_on_one +
            kv_cache_bytes(model, assumptions.context, kv_dtype, {cards, assumptions.mla_cache}) +
+           ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes,
+                           {cards, assumptions.mla_cache}) +
            serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
                                    assumptions) -
            memory.serve.breakdown.activations + serving_comm_bytes(cards, assumptions);

@@ -255,7 +255,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         kv_cache_bytes(model, job.context, job.kv_dtype, {job.tp, a.mla_cache, job.pp}),
         job.concurrency);
     b.ssm_state = checked_mul(
-        ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes, job.pp),
+        ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes,
+                        {job.tp, a.mla_cache, job.pp}),
         job.concurrency);
     // The prefill's forward pass over the prompts (a chunk at a time), then the sampling step
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.

@@ -26,6 +26,7 @@ enum class MlaCache {
 };
 
 /// One tensor-parallel rank's share of a KV cache.
+/// How one sequence's cache (KV and SSM state) splits over the GPUs serving it.
 struct KvSplit {
   std::int64_t tp = 1;
   MlaCache mla = MlaCache::latent;
@@ -193,10 +194,11 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
 
 /// Mamba state one sequence holds while served, independent of its length: per SSM layer,
 /// conv state (conv_kernel - 1) x conv channels x conv_state_bytes + SSM state (mamba2: heads x
-/// head_dim x d_state; mamba1: d_inner x d_state) x ssm_dtype. Over `pp` pipeline stages: the
-/// busiest stage's.
+/// head_dim x d_state; mamba1: d_inner x d_state) x ssm_dtype. One tensor-parallel rank's share
+/// (heads and conv channels split over split.tp, as vLLM's MambaStateShapeCalculator shards
+/// them), at the busiest of split.pp pipeline stages.
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
-                             std::int64_t conv_state_bytes, std::int64_t pp = 1);
+                             std::int64_t conv_state_bytes, KvSplit split = {});
 /// The SSM dtype the assumptions and the config imply.
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
 

@@ -167,7 +167,7 @@ TEST_CASE("pipeline-parallel serving: each GPU caches its stage's layers", "[mem
       trace::test::fixture("Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json");
   CHECK(trace::kv_cache_bytes(next, 1, trace::Dtype::bf16, {1, trace::MlaCache::latent, 5}) ==
         3 * 2'048);
-  CHECK(trace::ssm_state_bytes(next, trace::Dtype::fp32, 2, 5) ==
+  CHECK(trace::ssm_state_bytes(next, trace::Dtype::fp32, 2, {1, trace::MlaCache::latent, 5}) ==
         8LL * (32 * 128 * 128 * 4 + 3 * 8'192 * 2));
 
   // The serve job at PP 2: half the layers' KV per GPU.
@@ -178,4 +178,25 @@ TEST_CASE("pipeline-parallel serving: each GPU caches its stage's layers", "[mem
   const trace::JobEstimate estimate =
       trace::estimate_job(llama, trace::count_parameters(llama), job);
   CHECK(estimate.breakdown.kv_cache == 40LL * 4'096 * 1'000);
+}
+
+TEST_CASE("tensor-parallel serving: each rank holds its heads' share of the SSM state",
+          "[memory][serve][ssm]") {
+  // mamba2-8b: 56 layers of 128 heads x 64 x 128 (d_state), conv over 8,192 + 2 x 8 x 128 =
+  // 10,240 channels x 3 taps x 2 bytes. One GPU: 56 x (4,194,304 + 61,440).
+  const trace::ModelDescription mamba2 =
+      trace::test::fixture("nvidia--mamba2-8b-3t-4k.reconstructed.json");
+  CHECK(trace::ssm_state_bytes(mamba2, trace::Dtype::fp32, 2) == 56LL * (4'194'304 + 61'440));
+  // TP 2: 64 heads and 5,120 conv channels per rank.
+  CHECK(trace::ssm_state_bytes(mamba2, trace::Dtype::fp32, 2, {2}) ==
+        56LL * (64 * 64 * 128 * 4 + 5'120 * 3 * 2));
+  // TP 16: the 8 groups do not divide among 16 ranks, so they are replicated to 16 (conv over
+  // 8,192 + 2 x 16 x 128 = 12,288 channels, 768 per rank); 8 heads per rank.
+  CHECK(trace::ssm_state_bytes(mamba2, trace::Dtype::fp32, 2, {16}) ==
+        56LL * (8 * 64 * 128 * 4 + 768 * 3 * 2));
+  // Qwen3-Next at TP 2: 16 of 32 value heads x 128 x 128, conv 8,192 / 2 channels, 36 layers.
+  const trace::ModelDescription next =
+      trace::test::fixture("Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json");
+  CHECK(trace::ssm_state_bytes(next, trace::Dtype::fp32, 2, {2}) ==
+        36LL * (16 * 128 * 128 * 4 + 4'096 * 3 * 2));
 }
