@@ -217,7 +217,8 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   // One tensor-parallel rank's share of a request's cache (kv_cache_bytes: heads split, and
   // replicated past their count; an MLA latent whole on every rank).
   const double kv_per_request = static_cast<double>(kv_cache_bytes(
-      model, std::max<std::int64_t>(1, mean_context), job.kv_dtype, {plan.tp, memory.mla_cache}));
+      model, std::max<std::int64_t>(1, mean_context), job.kv_dtype,
+      {plan.tp, memory.mla_cache, 1, memory.serve_mtp}));
   const double state_per_request = static_cast<double>(
       ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes,
                       {plan.tp, memory.mla_cache}));

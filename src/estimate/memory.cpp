@@ -439,10 +439,12 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
     }
     return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
   };
-  // Encoders recompute and cache nothing; MTP layers only serve speculative decoding.
+  // Encoders recompute and cache nothing; MTP layers only when speculative decoding loads them.
   const std::int64_t values = busiest_stage(
       model, split.pp,
-      [](const Stack& stack) { return !stack.vision && !stack.mtp && stack.causal; },
+      [&](const Stack& stack) {
+        return !stack.vision && (!stack.mtp || split.mtp) && stack.causal;
+      },
       [&](const Block& block) {
         std::int64_t layer = checked_mul(kv_values_per_token(block.attention, split),
                                          cached_tokens(block.attention), "the KV cache");
@@ -631,13 +633,13 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.breakdown.overhead = checked_add(a.cuda_context_bytes, a.cuda_graph_bytes);
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
-  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache}),
+  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}),
                                          estimate.ssm_state_bytes_per_sequence);
   // What one more token of context adds (a cross-attention source of fixed length, Mllama's
   // image tokens, is per sequence and stays out).
   estimate.kv_cache_bytes_per_token =
-      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype, {1, a.mla_cache}) -
-                          kv_cache_bytes(model, 1, a.kv_dtype, {1, a.mla_cache})
+      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}) -
+                          kv_cache_bytes(model, 1, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp})
                     : 0;
   serve.breakdown.kv_cache =
       checked_mul(serve.per_sequence_bytes - estimate.ssm_state_bytes_per_sequence, a.concurrency,

@@ -33,6 +33,8 @@ struct KvSplit {
   /// Pipeline stages: each GPU caches its stage's layers only; the figure is the busiest
   /// stage's (pipeline_stage_of).
   std::int64_t pp = 1;
+  /// The MTP layers are served too (speculative decoding, --serve-mtp) and cache their K/V.
+  bool mtp = false;
 };
 
 /// The pipeline stage (0-based) of decoder layer `layer` of `layers` split over `pp` stages as

@@ -200,3 +200,21 @@ TEST_CASE("tensor-parallel serving: each rank holds its heads' share of the SSM 
   CHECK(trace::ssm_state_bytes(next, trace::Dtype::fp32, 2, {2}) ==
         36LL * (16 * 128 * 128 * 4 + 4'096 * 3 * 2));
 }
+
+TEST_CASE("speculative decoding caches the MTP layers' K/V too", "[memory][serve][mtp]") {
+  // DeepSeek-V3: 61 MLA layers of 512 + 64 latent values per token, and one MTP layer of the
+  // same kind that caches only when --serve-mtp loads it.
+  const trace::ModelDescription deepseek = catalog_model("deepseek-ai/DeepSeek-V3");
+  CHECK(trace::kv_cache_bytes(deepseek, 1, trace::Dtype::bf16) == 61 * 576 * 2);
+  CHECK(trace::kv_cache_bytes(deepseek, 1, trace::Dtype::bf16,
+                              {1, trace::MlaCache::latent, 1, true}) == 62 * 576 * 2);
+  trace::MemoryAssumptions a;
+  a.context = 1'000;
+  a.serve_mtp = true;
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.context = 1'000;
+  const trace::ParameterCount params = trace::count_parameters(deepseek);
+  CHECK(trace::estimate_job(deepseek, params, job, a).breakdown.kv_cache == 62LL * 576 * 2 * 1'000);
+  CHECK(trace::estimate_memory(deepseek, params, a).kv_cache_bytes_per_token == 62 * 576 * 2);
+}
