@@ -65,8 +65,8 @@ How to read it:
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
   targets (`lora_targets`); LoRA dropout ("dropout 0.05", "lora_dropout 0.1" in `lora_targets`,
-  `framework` or `notes`, else LitGPT's default 0.05 where the framework is LitGPT, else PEFT's
-  0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
+  `framework` or `notes`, else the framework's default: 0.05 for LitGPT and for ms-swift
+  (its TunerArguments and Megatron-SWIFT's tuner mixin), else PEFT's 0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
   ("compile" in `framework` + `notes`).

@@ -77,6 +77,12 @@ bool names_litgpt(const std::string& text) {  // text: lower case
   return text.find("litgpt") != std::string::npos || text.find("lit-gpt") != std::string::npos;
 }
 
+// ModelScope's ms-swift ("swift sft", Megatron-SWIFT). Lower case.
+bool names_ms_swift(const std::string& text) {
+  return text.find("ms-swift") != std::string::npos || text.find("swift sft") != std::string::npos ||
+         text.find("megatron-swift") != std::string::npos;
+}
+
 // torchtune v0.3 or later, by the row's version or date (Sept 2024 on). Lower case.
 bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
                          const std::string& source) {
@@ -169,7 +175,9 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
       }
     }
   }
-  if (names_litgpt(text)) return 0.05;
+  // The frameworks' own defaults: LitGPT's 0.05, and ms-swift's (TunerArguments and
+  // Megatron-SWIFT's MegatronTunerMixin both set lora_dropout = 0.05); PEFT's LoraConfig 0.
+  if (names_litgpt(text) || names_ms_swift(text)) return 0.05;
   return 0.0;
 }
 

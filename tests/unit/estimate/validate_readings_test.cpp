@@ -189,6 +189,10 @@ TEST_CASE("the validator reads LoRA dropout and nf4 double quantization from the
   CHECK(one_row("lora", "bf16", "HF,lora_dropout=0.1.,x,,").job.lora_dropout == Approx(0.1));
   // LitGPT's default (finetune/lora.py and its config_hub yamls), PEFT's otherwise
   CHECK(one_row("lora", "bf16", "litgpt finetune,,x,,").job.lora_dropout == Approx(0.05));
+  // ms-swift's own default (TunerArguments, Megatron-SWIFT's MegatronTunerMixin): 0.05
+  CHECK(one_row("lora", "bf16", "ms-swift swift sft,,x,,").job.lora_dropout == Approx(0.05));
+  CHECK(one_row("lora", "bf16", "ms-swift megatron sft,,x,,").job.lora_dropout == Approx(0.05));
+  CHECK(one_row("lora", "bf16", "ms-swift swift sft,lora_dropout 0,x,,").job.lora_dropout == 0);
   CHECK(one_row("lora", "bf16", "HF Trainer + PEFT,,x,,").job.lora_dropout == 0);
   CHECK(one_row("full", "n/a", "litgpt finetune,,x,,").job.lora_dropout == 0);  // no adapters
   CHECK_FALSE(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4,").job.nf4_double_quant);
