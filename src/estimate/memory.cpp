@@ -391,13 +391,12 @@ std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t
 
 std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int64_t pp) {
   pp = std::clamp<std::int64_t>(pp, 1, std::max<std::int64_t>(layers, 1));
-  const std::int64_t base = layers / pp;
+  const std::int64_t base = std::max<std::int64_t>(layers / pp, 1);
   const std::int64_t extra = layers % pp;  // one more each for stages pp-1-extra .. pp-2
-  std::int64_t end = 0;
-  for (std::int64_t stage = 0; stage < pp; ++stage) {
-    end += base + (stage >= pp - 1 - extra && stage < pp - 1 ? 1 : 0);
-    if (layer < end) return stage;
-  }
+  const std::int64_t first_longer = pp - 1 - extra;
+  const std::int64_t before = first_longer * base;  // layers of the stages before those
+  if (layer < before) return layer / base;
+  if (layer < before + extra * (base + 1)) return first_longer + (layer - before) / (base + 1);
   return pp - 1;
 }
 
