@@ -252,7 +252,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     b.weights = ceil_div(weights, model_split);
     // Under pipeline parallelism each GPU caches its stage's layers: the busiest stage's share.
     b.kv_cache = checked_mul(
-        kv_cache_bytes(model, job.context, job.kv_dtype, {job.tp, a.mla_cache, job.pp, a.serve_mtp}),
+        kv_cache_bytes(model, job.context, job.kv_dtype,
+                       {job.tp, a.mla_cache, job.pp, a.serve_mtp}),
         job.concurrency);
     b.ssm_state = checked_mul(
         ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes,

@@ -348,11 +348,12 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
       if (block.cross_attention) {
         sublayer = std::max(sublayer, attention_forward_values(*block.cross_attention, tp));
       }
-      std::int64_t bytes = values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)),
-                                        tokens);
+      std::int64_t bytes =
+          values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), tokens);
       if (block.ssm) {
-        bytes = std::max(bytes, checked_add(values_bytes(ssm_forward_values(*block.ssm, tp), tokens),
-                                            scan_chunk_state_bytes(*block.ssm, tokens, tp, act)));
+        bytes = std::max(bytes,
+                         checked_add(values_bytes(ssm_forward_values(*block.ssm, tp), tokens),
+                                     scan_chunk_state_bytes(*block.ssm, tokens, tp, act)));
       }
       if (block.moe) {
         const ForwardValues moe = moe_forward_values(*block.moe, tp);
@@ -632,7 +633,8 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
   serve.breakdown.overhead = checked_add(a.cuda_context_bytes, a.cuda_graph_bytes);
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
-  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}),
+  serve.per_sequence_bytes = checked_add(
+      kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}),
                                          estimate.ssm_state_bytes_per_sequence);
   // What one more token of context adds (a cross-attention source of fixed length, Mllama's
   // image tokens, is per sequence and stays out).

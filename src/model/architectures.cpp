@@ -26,7 +26,7 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"mistral", "Mistral"}, family::build_mistral},
     {{"mistral3", "Mistral Small 3.1 / 3.2, Magistral Small 2509 (text + Pixtral vision)"},
      family::build_mistral3},
-    {{"qwen", "Qwen-1.8B / 7B / 14B / 72B (-Chat), Qwen-VL (-Chat) (first generation, remote code)"},
+    {{"qwen", "Qwen-1.8B / 7B / 14B / 72B (-Chat), Qwen-VL (-Chat) (first generation)"},
      family::build_qwen},
     {{"qwen2", "Qwen2, Qwen2.5"}, family::build_qwen2},
     {{"qwen3", "Qwen3 (dense)"}, family::build_qwen3},

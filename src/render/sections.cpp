@@ -446,8 +446,8 @@ std::string concurrency_line(const Report& report) {
           : 0.0;
   return fmt::format(
       "Serving on one {} at {} tokens per request: {} concurrent request(s) = (budget {} [{} "
-      "usable less {:.0f}% headroom] - weights {} - CUDA context {}{} - prefill/sampling {}) / ({}) "
-      "= {:.2f}, rounded down",
+      "usable less {:.0f}% headroom] - weights {} - CUDA context {}{} - prefill/sampling {}) / "
+      "({}) = {:.2f}, rounded down",
       card.id, group_digits(report.assumptions.context), concurrency,
       format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
       report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),

@@ -79,7 +79,8 @@ bool names_litgpt(const std::string& text) {  // text: lower case
 
 // ModelScope's ms-swift ("swift sft", Megatron-SWIFT). Lower case.
 bool names_ms_swift(const std::string& text) {
-  return text.find("ms-swift") != std::string::npos || text.find("swift sft") != std::string::npos ||
+  return text.find("ms-swift") != std::string::npos ||
+         text.find("swift sft") != std::string::npos ||
          text.find("megatron-swift") != std::string::npos;
 }
 

@@ -212,8 +212,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           const KvSplit kv_split{job.tp, row.engine_mla_cache, job.pp};
           const std::int64_t per_sequence =
               kv_cache_bytes(model, max_len, Dtype::bf16, kv_split) +
-              ssm_state_bytes(model, effective_ssm_dtype(model, a.memory), a.memory.conv_state_bytes,
-                              kv_split);
+              ssm_state_bytes(model, effective_ssm_dtype(model, a.memory),
+                              a.memory.conv_state_bytes, kv_split);
           result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
           result.predicted_fit = kv_pool >= per_sequence;
           // Compared with the KV pool the engine logged.

@@ -461,7 +461,8 @@ TEST_CASE("Megatron and DeepSpeed train bf16 weights with fp32 main copies and g
   CHECK(precision_of("serve", "Megatron-LM inference") == trace::Precision::bf16_pure);
   // DeepSpeed with bf16 enabled: its optimizer holds the fp32 partitions, named in the framework
   // or the sharding cell.
-  CHECK(precision_of("full", "QwenLM/Qwen-VL finetune_ds.sh (DeepSpeed)") == trace::Precision::mixed);
+  CHECK(precision_of("full", "QwenLM/Qwen-VL finetune_ds.sh (DeepSpeed)") ==
+        trace::Precision::mixed);
   CHECK(job_with_cells("lora", "bf16,bf16_pure", "framework,sharding",
                        "LLaMA-Factory,DeepSpeed ZeRO-3 (ds_z3_config.json)")
             .precision == trace::Precision::mixed);
@@ -569,7 +570,8 @@ TEST_CASE("CUDA graphs count for an engine's serve row, not for generate() or ea
       row_line("1", "serve", "128", "1", "single", "bf16", "1", "", "0", "vLLM 0.6.3" + cells) +
       row_line("2", "serve", "128", "1", "single", "bf16", "1", "", "0",
                "vLLM 0.6.3 (enforce_eager)" + cells) +
-      row_line("3", "serve", "128", "1", "single", "bf16", "1", "", "0", "lit-gpt generate" + cells));
+      row_line("3", "serve", "128", "1", "single", "bf16", "1", "", "0",
+               "lit-gpt generate" + cells));
   REQUIRE(board.results.size() == 3);
   REQUIRE(board.results[0].planned);
   REQUIRE(board.results[1].planned);
