@@ -120,7 +120,7 @@ scoreboard are computed; the causes are what the rows and their sources say):
   itself calls questionable or qualitative; 1048 failed during ZeRO-3's model load and 244 with
   merged-weights saving enabled (the rows' notes), outside the training step; 1030 failed
   "after running for a while" at micro-batch 1, whose 15,000-token maximum trace puts at
-  32.9 of 44.4 GiB; 1056 is DPO/ORPO preference training (chosen and rejected sequences), which
+  33.0 of 44.4 GiB; 1056 is DPO/ORPO preference training (chosen and rejected sequences), which
   trace does not plan; 1055's note blames eager attention, which its job columns do not say
   (and read as eager it is still 59 of 79 GiB); 169 is vLLM 0.2.7's AWQ Mixtral, whose fit twin
   (row 170) logged a KV pool 15.8 GiB per GPU smaller than trace's, a gap in that version's
@@ -131,10 +131,11 @@ scoreboard are computed; the causes are what the rows and their sources say):
   arithmetic above; 1002 and 1020 record the card's size ("fits at the card limit"), not a
   measured peak; 94's gap (6.2 GiB) equals the unsharded half of the frozen base, as FSDP held
   frozen parameters gathered before PyTorch 2.1 (the row gives no version); 1018 is one of the
-  ms-swift Megatron examples (maintainer figures rounded to 1 GiB), 11 of 13 of which sit 8–31%
-  above trace, a Megatron-side term trace does not have; 93 and 102 (torchtune's first QLoRA
+  ms-swift Megatron examples (maintainer figures rounded to 1 GiB), 9 of 12 of which sit 8–28%
+  above trace (the others within 1% or 13–23% below it), a Megatron-side term trace does not
+  have; 93 and 102 (torchtune's first QLoRA
   recipe), 223, 235 and 236 (Unsloth notebooks: reserved memory over 60 variable-length steps,
-  below trace's estimate even at the maximum length) are not explained; 1016 (+61%) trains on
+  below trace's estimate even at the maximum length) are not explained; 1016 (+69%) trains on
   LaTeX_OCR samples (an image of at most 1,024 tokens and a short formula, batches grouped by
   length), far shorter than the 2,048-token maximum trace plans.
 
