@@ -132,8 +132,8 @@ scoreboard are computed; the causes are what the rows and their sources say):
   measured peak; 94's gap (6.2 GiB) equals the unsharded half of the frozen base, as FSDP held
   frozen parameters gathered before PyTorch 2.1 (the row gives no version); 1018 is one of the
   ms-swift Megatron examples (maintainer figures rounded to 1 GiB), 9 of 12 of which sit 8–28%
-  above trace (the others within 1% or 13–23% below it), a Megatron-side term trace does not
-  have; 93 and 102 (torchtune's first QLoRA
+  above trace (of the others, 1017 is within 1% and trace is 13% and 23% above 1006 and 1012),
+  a Megatron-side term trace does not have; 93 and 102 (torchtune's first QLoRA
   recipe), 223, 235 and 236 (Unsloth notebooks: reserved memory over 60 variable-length steps,
   below trace's estimate even at the maximum length) are not explained; 1016 (+69%) trains on
   LaTeX_OCR samples (an image of at most 1,024 tokens and a short formula, batches grouped by
