@@ -191,7 +191,8 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
         "the vision tower's activations are not estimated: training and serving count text "
         "tokens only (image tokens that enter the text sequence belong in --seq-len / --context); "
         "an engine such as vLLM also profiles the tower on max_num_seqs dummy images at startup "
-        "and keeps that peak back from the KV cache");
+        "and keeps that peak back from the KV cache. A full fine-tune trains the tower's "
+        "parameters too, where LLaMA-Factory and ms-swift freeze it by default");
   }
   for (const std::string& note : report.model.notes) report.notes.push_back(note);
   return report;
