@@ -65,11 +65,17 @@ std::optional<std::int64_t> count_cell(const std::string& cell) {
   return static_cast<std::int64_t>(*value);
 }
 
+std::int64_t nearest_rank(std::int64_t count, double q) {
+  if (count <= 0) return 0;
+  const auto rank = static_cast<std::int64_t>(std::ceil(q * static_cast<double>(count)));
+  return std::clamp<std::int64_t>(rank, 1, count);
+}
+
 double nearest_rank_percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
-  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
+  const std::int64_t rank = nearest_rank(static_cast<std::int64_t>(values.size()), q);
+  return values[static_cast<std::size_t>(rank - 1)];
 }
 
 }  // namespace trace

@@ -21,4 +21,8 @@ std::optional<std::int64_t> count_cell(const std::string& cell);
 /// values; 0 for none. The scoreboards of `trace validate` and `trace throughput` use it.
 double nearest_rank_percentile(std::vector<double> values, double q);
 
+/// The 1-based rank the q-th percentile takes among `count` values by the nearest-rank method
+/// nearest_rank_percentile uses: ceil(q x count), at least 1 (0 for no values).
+std::int64_t nearest_rank(std::int64_t count, double q);
+
 }  // namespace trace

@@ -216,12 +216,11 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   const std::int64_t mean_context = request.context_in + request.context_out / 2;
   // One tensor-parallel rank's share of a request's cache (kv_cache_bytes: heads split, and
   // replicated past their count; an MLA latent whole on every rank).
-  const double kv_per_request = static_cast<double>(kv_cache_bytes(
-      model, std::max<std::int64_t>(1, mean_context), job.kv_dtype,
-      {plan.tp, memory.mla_cache, 1, memory.serve_mtp}));
+  const KvSplit split = serving_split(memory, plan.tp);
+  const double kv_per_request = static_cast<double>(
+      kv_cache_bytes(model, std::max<std::int64_t>(1, mean_context), job.kv_dtype, split));
   const double state_per_request = static_cast<double>(
-      ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes,
-                      {plan.tp, memory.mla_cache}));
+      ssm_state_bytes(model, effective_ssm_dtype(model, memory), memory.conv_state_bytes, split));
   const double decode_flops = decode_token_flops(model, params, std::max<std::int64_t>(1, mean_context)).total();
   const double prompt_flops = prefill_flops(model, params, request.context_in);
   const double out = static_cast<double>(request.context_out);

@@ -98,10 +98,12 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
                              std::int64_t budget_bytes, std::int64_t fixed_bytes,
                              std::int64_t concurrency) {
   if (concurrency < 1) return 0;
-  const std::int64_t state = ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes);
+  const KvSplit one_gpu = serving_split(a);
+  const std::int64_t state =
+      ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes, one_gpu);
   const auto fits = [&](std::int64_t context) {
-    const std::int64_t per_request = checked_add(
-        kv_cache_bytes(model, context, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}), state);
+    const std::int64_t per_request =
+        checked_add(kv_cache_bytes(model, context, a.kv_dtype, one_gpu), state);
     // compare without overflow: fixed + concurrency x per_request <= budget
     if (budget_bytes < fixed_bytes) return false;
     return per_request <= (budget_bytes - fixed_bytes) / concurrency;
@@ -191,17 +193,16 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
   // shrinks with n, the sampling step on rank 0 does not (serving_transient_bytes, counted in
   // fixed_bytes at n = 1).
   const Dtype kv_dtype = assumptions.kv_dtype;
-  const std::int64_t kv_on_one =
-      kv_cache_bytes(model, assumptions.context, kv_dtype,
-                     {1, assumptions.mla_cache, 1, assumptions.serve_mtp});
   const Dtype ssm_dtype = effective_ssm_dtype(model, assumptions);
-  const std::int64_t state_on_one = ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes);
+  // One sequence's KV cache and SSM state on each of `cards` tensor-parallel GPUs.
+  const auto cache_on = [&](std::int64_t cards) {
+    const KvSplit split = serving_split(assumptions, cards);
+    return checked_add(kv_cache_bytes(model, assumptions.context, kv_dtype, split),
+                       ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes, split));
+  };
+  const std::int64_t cache_on_one = cache_on(1);
   const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {
-    return memory.serve.per_sequence_bytes - kv_on_one - state_on_one +
-           kv_cache_bytes(model, assumptions.context, kv_dtype,
-                          {cards, assumptions.mla_cache, 1, assumptions.serve_mtp}) +
-           ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes,
-                           {cards, assumptions.mla_cache}) +
+    return memory.serve.per_sequence_bytes - cache_on_one + cache_on(cards) +
            serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
                                    assumptions) -
            memory.serve.breakdown.activations + serving_comm_bytes(cards, assumptions);

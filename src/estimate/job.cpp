@@ -250,14 +250,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       weights = checked_add(weights, checked_mul(total, a.autocast_copy_bytes, "the weights"));
     }
     b.weights = ceil_div(weights, model_split);
-    // Under pipeline parallelism each GPU caches its stage's layers: the busiest stage's share.
-    b.kv_cache = checked_mul(
-        kv_cache_bytes(model, job.context, job.kv_dtype,
-                       {job.tp, a.mla_cache, job.pp, a.serve_mtp}),
-        job.concurrency);
+    // Each GPU holds its tensor-parallel share of its pipeline stage's layers (the busiest stage).
+    const KvSplit split = serving_split(a, job.tp, job.pp);
+    b.kv_cache =
+        checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, split), job.concurrency);
     b.ssm_state = checked_mul(
-        ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes,
-                        {job.tp, a.mla_cache, job.pp}),
+        ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes, split),
         job.concurrency);
     // The prefill's forward pass over the prompts (a chunk at a time), then the sampling step
     // over each sequence's last-token logits; they never overlap, so the larger is the peak.

@@ -401,7 +401,17 @@ std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int
   return pp - 1;
 }
 
+KvSplit serving_split(const MemoryAssumptions& assumptions, std::int64_t tp, std::int64_t pp) {
+  return {tp, assumptions.mla_cache, pp, assumptions.serve_mtp};
+}
+
 namespace {
+
+// The stacks a served sequence holds a cache for: not a vision tower, and the MTP layers only
+// when speculative decoding loads them.
+bool served(const Stack& stack, const KvSplit& split) {
+  return !stack.vision && (!stack.mtp || split.mtp);
+}
 
 // Sums `of(block)` per pipeline stage over the decoder blocks `counted` keeps, in order, and
 // returns the busiest stage's total (the whole sum for pp = 1).
@@ -439,12 +449,9 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
     }
     return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
   };
-  // Encoders recompute and cache nothing; MTP layers only when speculative decoding loads them.
+  // Encoders recompute and cache nothing.
   const std::int64_t values = busiest_stage(
-      model, split.pp,
-      [&](const Stack& stack) {
-        return !stack.vision && (!stack.mtp || split.mtp) && stack.causal;
-      },
+      model, split.pp, [&](const Stack& stack) { return served(stack, split) && stack.causal; },
       [&](const Block& block) {
         std::int64_t layer = checked_mul(kv_values_per_token(block.attention, split),
                                          cached_tokens(block.attention), "the KV cache");
@@ -463,7 +470,7 @@ std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
                              std::int64_t conv_state_bytes, KvSplit split) {
   const std::int64_t tp = std::max<std::int64_t>(split.tp, 1);
   return busiest_stage(
-      model, split.pp, [](const Stack& stack) { return !stack.vision && !stack.mtp; },
+      model, split.pp, [&](const Stack& stack) { return served(stack, split); },
       [&](const Block& block) -> std::int64_t {
         if (!block.ssm) return 0;
         const Ssm& ssm = *block.ssm;
@@ -632,15 +639,16 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
                                             a.serve_weight_dtype);
   serve.breakdown.overhead = checked_add(a.cuda_context_bytes, a.cuda_graph_bytes);
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
-  estimate.ssm_state_bytes_per_sequence = ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes);
-  serve.per_sequence_bytes = checked_add(
-      kv_cache_bytes(model, a.context, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}),
+  const KvSplit one_gpu = serving_split(a);
+  estimate.ssm_state_bytes_per_sequence =
+      ssm_state_bytes(model, ssm_dtype, a.conv_state_bytes, one_gpu);
+  serve.per_sequence_bytes = checked_add(kv_cache_bytes(model, a.context, a.kv_dtype, one_gpu),
                                          estimate.ssm_state_bytes_per_sequence);
   // What one more token of context adds (a cross-attention source of fixed length, Mllama's
   // image tokens, is per sequence and stays out).
   estimate.kv_cache_bytes_per_token =
-      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp}) -
-                          kv_cache_bytes(model, 1, a.kv_dtype, {1, a.mla_cache, 1, a.serve_mtp})
+      a.context > 0 ? kv_cache_bytes(model, 2, a.kv_dtype, one_gpu) -
+                          kv_cache_bytes(model, 1, a.kv_dtype, one_gpu)
                     : 0;
   serve.breakdown.kv_cache =
       checked_mul(serve.per_sequence_bytes - estimate.ssm_state_bytes_per_sequence, a.concurrency,

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/csv.hpp"
 #include "trace/render/render.hpp"
 
 namespace trace {
@@ -19,12 +20,6 @@ std::string percent(std::int64_t part, std::int64_t whole) {
 
 // The p90 target: rows further off than this make the error tail.
 constexpr double k_error_tail = 0.25;
-
-// The 1-based rank the 90th percentile takes (nearest rank, as nearest_rank_percentile).
-std::int64_t ceil_rank(std::int64_t count) {
-  return std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(std::ceil(0.9 * static_cast<double>(count))));
-}
 
 }  // namespace
 
@@ -137,8 +132,8 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
   out += fmt::format(
       "The 90th percentile (nearest rank) is error {} of the {} in ascending order, so it is "
       "within {:.0f}% when no more than {} rows are further off. Rows further off now: {}.\n\n",
-      ceil_rank(board.error_rows), board.error_rows, 100 * k_error_tail,
-      board.error_rows - ceil_rank(board.error_rows), tail.size());
+      nearest_rank(board.error_rows, 0.9), board.error_rows, 100 * k_error_tail,
+      board.error_rows - nearest_rank(board.error_rows, 0.9), tail.size());
   for (const RowResult* row : tail) {
     out += fmt::format("- row {} ({}, {}): {:+.1f}%\n", row->row_id, row->task, row->model_id,
                        100 * *row->relative_error);

@@ -25,7 +25,6 @@ enum class MlaCache {
   per_head_padded,  ///< V zero-padded to K's width: heads x 2 x (qk_nope + qk_rope) (vLLM < 0.7.1)
 };
 
-/// One tensor-parallel rank's share of a KV cache.
 /// How one sequence's cache (KV and SSM state) splits over the GPUs serving it.
 struct KvSplit {
   std::int64_t tp = 1;
@@ -33,7 +32,7 @@ struct KvSplit {
   /// Pipeline stages: each GPU caches its stage's layers only; the figure is the busiest
   /// stage's (pipeline_stage_of).
   std::int64_t pp = 1;
-  /// The MTP layers are served too (speculative decoding, --serve-mtp) and cache their K/V.
+  /// The MTP layers are served too (speculative decoding, --serve-mtp) and hold their cache.
   bool mtp = false;
 };
 
@@ -113,6 +112,11 @@ struct MemoryAssumptions {
   std::int64_t cuda_graph_bytes = 512 * k_mib;
   double headroom_fraction = 0.05;  ///< share of usable card memory kept free (fragmentation)
 };
+
+/// The split a serving plan's assumptions give one sequence's cache over `tp` x `pp` GPUs (the
+/// MLA layout and whether the MTP layers are served come from the assumptions).
+KvSplit serving_split(const MemoryAssumptions& assumptions, std::int64_t tp = 1,
+                      std::int64_t pp = 1);
 
 struct MemoryBreakdown {
   std::int64_t weights = 0;

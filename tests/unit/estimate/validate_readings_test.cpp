@@ -6,6 +6,7 @@
 
 #include "catch.hpp"
 #include "tiny_models.hpp"
+#include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
@@ -582,4 +583,16 @@ TEST_CASE("CUDA graphs count for an engine's serve row, not for generate() or ea
   // sampler covers only its batch, not vLLM's 256 sequences).
   CHECK((board.results[0].estimate_gib - board.results[2].estimate_gib) * k_gib >
         512.0 * 1024 * 1024);
+}
+
+TEST_CASE("the nearest-rank percentile: rank ceil(q n), at least 1", "[validate]") {
+  // 129 errors: the 90th percentile is the 117th smallest (0.9 x 129 = 116.1), the median the
+  // 65th (64.5); one value is every percentile; none has no rank.
+  CHECK(trace::nearest_rank(129, 0.9) == 117);
+  CHECK(trace::nearest_rank(129, 0.5) == 65);
+  CHECK(trace::nearest_rank(1, 0.9) == 1);
+  CHECK(trace::nearest_rank(0, 0.9) == 0);
+  CHECK(trace::nearest_rank_percentile({0.4, 0.1, 0.3, 0.2}, 0.5) == 0.2);  // rank 2 of 4
+  CHECK(trace::nearest_rank_percentile({0.4, 0.1, 0.3, 0.2}, 0.9) == 0.4);  // rank 4
+  CHECK(trace::nearest_rank_percentile({}, 0.9) == 0);
 }
