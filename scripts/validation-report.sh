@@ -69,7 +69,11 @@ How to read it:
   (its TunerArguments and Megatron-SWIFT's tuner mixin), else PEFT's 0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
-  ("compile" in `framework` + `notes`).
+  ("compile" in `framework` + `notes`); a VLM's full fine-tune with its vision tower frozen
+  (`--freeze-vision`) where `framework`, `sharding` or `notes` say so ("ViT frozen",
+  "freeze_vit") or name a framework that freezes it by default (LLaMA-Factory, ms-swift, Qwen's
+  fine-tuning scripts), unless they say it trains ("freeze_vision_tower false",
+  "tune_mm_vision true").
 - **gradient accumulation under PyTorch FSDP** (`job_sharding` fsdp): the accumulation the row
   states ("grad accum 8", "gradient_accumulation_steps=4"), else LitGPT's default global batch
   of 64 samples over GPUs × micro-batch; Lightning Fabric (LitGPT) and Accelerate / HF Trainer

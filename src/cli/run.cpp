@@ -78,6 +78,7 @@ struct PlanOptions {
   bool cpu_offload = false;
   bool no_sync = false;
   bool frozen_in_flat_params = false;
+  bool freeze_vision = false;
   bool compiled = false;
   bool autocast = false;
   bool job_flags_given = false;
@@ -322,6 +323,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       {"--quantized-head", &options.quantized_head,
        "QLoRA: the 4-bit base quantizes the head too (LitGPT / Lightning Fabric), and its 4-bit "
        "matmul holds a dequantized bf16 copy of it while the loss runs"},
+      {"--freeze-vision", &options.freeze_vision,
+       "VLM full fine-tune: the vision tower (with its projector) stays frozen, as "
+       "LLaMA-Factory, ms-swift and Qwen's scripts default to: no gradients, optimizer state or "
+       "master copy for it"},
       {"--kbit-upcast", &options.kbit_upcast,
        "PEFT's prepare_model_for_kbit_training (TRL, axolotl, PEFT's QLoRA examples): a 4-bit or "
        "8-bit base keeps its unquantized parameters (embeddings, norms, head) in fp32, so the "
@@ -460,6 +465,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.grad_accum = options.grad_accum;
   job.accumulate_unsharded = options.no_sync;
   job.frozen_in_flat_params = options.frozen_in_flat_params;
+  job.freeze_vision = options.freeze_vision;
   if (job.mode == JobMode::serve && job.tp == 1 && job.pp == 1) job.tp = job.gpus;  // TP serving
   if (job.gpus < 1 || job.gpus > k_max_cards) {
     throw ConfigError(fmt::format("--gpus must lie in 1..{}", k_max_cards));

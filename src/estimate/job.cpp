@@ -210,6 +210,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   const MemoryAssumptions& a = assumptions_;
   Cache& cache = *cache_;
   validate_job(job);
+  if (job.freeze_vision && params.vision == 0) {
+    throw ConfigError("--freeze-vision: this model has no vision tower to freeze");
+  }
   JobEstimate estimate;
   MemoryBreakdown& b = estimate.breakdown;
   const std::int64_t dp = job.gpus / (job.tp * job.pp);
@@ -338,15 +341,17 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     b.gradients = checked_add(b.gradients, frozen_gradients);
     factored = trainable;
   } else {
+    // A frozen vision tower is held like the rest of the weights but trains nothing.
+    trainable = total - (job.freeze_vision ? std::min(params.vision, total) : 0);
     if (bytes.half_copy > 0) {
       // Mixed precision: the fp32 master copy belongs to the optimizer's state (ZeRO shards it
       // with the moments) and the half-precision copy is what the layers compute with.
-      master = checked_mul(total, bytes.weight, "the weights");
+      master = checked_mul(trainable, bytes.weight, "the weights");
       b.weights = checked_mul(total, bytes.half_copy, "the weights");
     } else {
       b.weights = checked_mul(total, bytes.weight, "the weights");
     }
-    b.gradients = checked_mul(total, bytes.gradient, "the gradients");
+    b.gradients = checked_mul(trainable, bytes.gradient, "the gradients");
     if (job.optimizer == Optimizer::adafactor) {
       // Adafactor: rows + columns per matrix, full states for vectors and embeddings.
       std::int64_t matrix_values = 0;
@@ -356,7 +361,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         matrix_values =
             checked_add(matrix_values, checked_product({linear.rows, linear.cols, linear.count}));
       }
-      factored = checked_add(factored, std::max<std::int64_t>(total - matrix_values, 0));
+      factored = checked_add(factored, std::max<std::int64_t>(trainable - matrix_values, 0));
     }
   }
   estimate.trainable_params = trainable;
@@ -403,9 +408,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     // backward produces the half-precision gradients whole before their buckets are reduced,
     // and the fp32 gradient partition lives beside the master copy; offloaded, neither.
     const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
-    const std::int64_t whole = split(checked_mul(total, half_bytes, "the gradients"), false);
+    const std::int64_t whole = split(checked_mul(trainable, half_bytes, "the gradients"), false);
     const std::int64_t partition =
-        bytes.half_copy > 0 ? split(checked_mul(total, bytes.gradient, "the gradients"), true) : 0;
+        bytes.half_copy > 0 ? split(checked_mul(trainable, bytes.gradient, "the gradients"), true)
+                            : 0;
     b.gradients = job.cpu_offload ? 0 : checked_add(whole, partition);
   }
   if (job.sharding == Sharding::zero3) {
@@ -674,6 +680,7 @@ std::string describe_job(const Job& job) {
     add(fmt::format("accum {}{}", job.grad_accum, job.accumulate_unsharded ? " no_sync" : ""));
   }
   if (job.frozen_in_flat_params) add("frozen grads");
+  if (job.freeze_vision && job.mode == JobMode::full) add("vision frozen");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

@@ -191,8 +191,13 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
         "the vision tower's activations are not estimated: training and serving count text "
         "tokens only (image tokens that enter the text sequence belong in --seq-len / --context); "
         "an engine such as vLLM also profiles the tower on max_num_seqs dummy images at startup "
-        "and keeps that peak back from the KV cache. A full fine-tune trains the tower's "
-        "parameters too, where LLaMA-Factory and ms-swift freeze it by default");
+        "and keeps that peak back from the KV cache");
+    report.notes.push_back(
+        request.training && request.training->freeze_vision
+            ? "a full fine-tune keeps the vision tower frozen here (--freeze-vision): no "
+              "gradients, optimizer state or master copy for it"
+            : "a full fine-tune trains the vision tower's parameters too; --freeze-vision keeps "
+              "it frozen, as LLaMA-Factory, ms-swift and Qwen's scripts default to");
   }
   for (const std::string& note : report.model.notes) report.notes.push_back(note);
   return report;

@@ -84,6 +84,27 @@ bool names_ms_swift(const std::string& text) {
          text.find("megatron-swift") != std::string::npos;
 }
 
+// Whether a full fine-tune of a VLM left its vision tower frozen: as the row says it
+// ("ViT frozen", "freeze_vit false", "tune_mm_vision true"), else the framework's default,
+// frozen in LLaMA-Factory (freeze_vision_tower), ms-swift (freeze_vit) and Qwen's own
+// fine-tuning scripts (Qwen-VL's fix_vit, qwen-vl-finetune's tune_mm_vision). Lower case.
+bool vision_frozen_in(const std::string& text) {
+  const auto has = [&](std::string_view word) { return text.find(word) != std::string::npos; };
+  for (const std::string_view trained :
+       {"freeze_vision_tower false", "freeze_vision_tower=false", "freeze_vit false",
+        "freeze_vit=false", "fix_vit false", "fix_vit=false", "tune_mm_vision true",
+        "tune_mm_vision=true", "vit trained", "vision tower trained"}) {
+    if (has(trained)) return false;
+  }
+  for (const std::string_view frozen :
+       {"vit frozen", "frozen vit", "vision tower frozen", "frozen vision tower", "freeze_vit",
+        "freeze_vision_tower", "fix_vit", "tune_mm_vision false", "tune_mm_vision=false"}) {
+    if (has(frozen)) return true;
+  }
+  return has("llama-factory") || has("llamafactory") || names_ms_swift(text) ||
+         has("qwen-vl-finetune") || (has("qwenlm/qwen") && has("finetune"));
+}
+
 // torchtune v0.3 or later, by the row's version or date (Sept 2024 on). Lower case.
 bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
                          const std::string& source) {
@@ -425,6 +446,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
                       prepares_kbit_model(framework_and_notes);
+  }
+  // A VLM's tower (the estimate ignores this for a model without one).
+  if (job.mode == JobMode::full) {
+    job.freeze_vision = vision_frozen_in(framework_and_sharding + " " + framework_and_notes);
   }
   // PyTorch FSDP (job_sharding fsdp, not DeepSpeed's ZeRO-3): accumulation under no_sync keeps
   // unsharded gradients; Lightning Fabric wraps LitGPT's frozen base and LoRA weights in one

@@ -131,6 +131,12 @@ struct Job {
   /// (use_orig_params=True, per-block wrapping: Lightning Fabric / LitGPT): the flat parameter's
   /// gradient covers the frozen weights too, as if they were not frozen (PyTorch's FSDP docs).
   bool frozen_in_flat_params = false;
+  /// A VLM's full fine-tune leaves its vision tower (everything counted under `vision`: the
+  /// encoder and its projector or merger) frozen: the tower is held at the compute dtype with
+  /// no gradients, optimizer state or master copy (LLaMA-Factory's freeze_vision_tower,
+  /// ms-swift's freeze_vit, Qwen-VL's fix_vit and Qwen2/3-VL's tune_mm_vision, all frozen by
+  /// default). LoRA never adapts the tower either way. A model without a tower is an error.
+  bool freeze_vision = false;
   // Serving.
   std::int64_t context = 4096;
   std::int64_t concurrency = 1;

@@ -431,6 +431,9 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
   bad({"--max-num-seqs", "-1"}, {"--max-num-seqs"});
   bad({"--tp-comm-mib", "-5"}, {"--tp-comm-mib"});
   bad({"--cuda-graph-mib", "-1"}, {"--cuda-graph-mib"});
+  // a text-only model has no vision tower to freeze, whatever the mode
+  bad({"--freeze-vision"}, {"--freeze-vision", "no vision tower"});
+  bad({"--mode", "full", "--freeze-vision"}, {"--freeze-vision", "no vision tower"});
 }
 
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {

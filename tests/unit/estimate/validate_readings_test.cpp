@@ -596,3 +596,34 @@ TEST_CASE("the nearest-rank percentile: rank ceil(q n), at least 1", "[validate]
   CHECK(trace::nearest_rank_percentile({0.4, 0.1, 0.3, 0.2}, 0.9) == 0.4);  // rank 4
   CHECK(trace::nearest_rank_percentile({}, 0.9) == 0);
 }
+
+TEST_CASE("the validator reads a frozen vision tower from the row or the framework's default",
+          "[validate][vlm]") {
+  const auto frozen = [](const std::string& task, const std::string& framework,
+                         const std::string& sharding) {
+    return job_with_cells(task, "bf16,mixed_fp32master", "framework,sharding",
+                          framework + "," + sharding)
+        .freeze_vision;
+  };
+  // The frameworks' defaults: LLaMA-Factory's freeze_vision_tower, ms-swift's freeze_vit,
+  // Qwen-VL's fix_vit and qwen-vl-finetune's tune_mm_vision.
+  CHECK(frozen("full", "LLaMA-Factory 0.9.2", "DeepSpeed ZeRO-3"));
+  CHECK(frozen("full", "ms-swift 3.0 swift sft", "DeepSpeed ZeRO-2"));
+  CHECK(frozen("full", "QwenLM/Qwen-VL finetune/finetune_ds.sh (DeepSpeed)", "DeepSpeed"));
+  CHECK(frozen("full", "QwenLM/Qwen3-VL qwen-vl-finetune train_qwen.py", "DeepSpeed"));
+  // As the row says it, either way.
+  CHECK(frozen("full", "HF Trainer", "DeepSpeed ZeRO-2 and ViT frozen"));
+  CHECK_FALSE(frozen("full", "LLaMA-Factory (freeze_vision_tower false)", "DeepSpeed ZeRO-3"));
+  CHECK_FALSE(frozen("full", "QwenLM/Qwen3-VL qwen-vl-finetune tune_mm_vision True", "ddp"));
+  // Plain transformers trains every parameter; LoRA rows leave the flag off (the adapters never
+  // reach the tower).
+  CHECK_FALSE(frozen("full", "HF Trainer", "DeepSpeed ZeRO-3"));
+  CHECK_FALSE(frozen("lora", "LLaMA-Factory 0.9.2", "DeepSpeed ZeRO-3"));
+  // A text-only model's row (the tiny Llama) is scored as if no flag were read.
+  const trace::Scoreboard board =
+      score(row_line("1", "full", "128", "1", "single", "bf16", "80", "", "1",
+                     "LLaMA-Factory 0.9.2,,,,,"));
+  REQUIRE(board.results.size() == 1);
+  CHECK(board.results[0].planned);
+  CHECK(board.results[0].read_as.find("vision") == std::string::npos);
+}

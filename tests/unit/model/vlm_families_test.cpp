@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/model/layer_graph.hpp"
@@ -236,4 +237,55 @@ TEST_CASE("qwen: an odd intermediate_size, a kv width unlike hidden and a bad vi
   // Without max_position_embeddings the positions are seq_length's.
   text_only.erase("max_position_embeddings");
   CHECK(trace::parse_model_config(text_only.dump()).max_position_embeddings == 2'048);
+}
+
+TEST_CASE("A frozen vision tower: Qwen-VL-Chat trains its 7,721,324,544 text weights",
+          "[vlm][qwen][job]") {
+  const trace::ModelDescription model = fixture("Qwen--Qwen-VL-Chat.reconstructed.json");
+  const trace::ParameterCount count = trace::count_parameters(model);
+  constexpr std::int64_t k_total = 9'656'935'168LL;
+  constexpr std::int64_t k_text = 7'721'324'544LL;  // the tower: 1,935,610,624
+  trace::Job job;
+  job.mode = trace::JobMode::full;
+  job.precision = trace::Precision::mixed;
+  job.optimizer = trace::Optimizer::adamw;
+  job.foreach_step = false;  // no step temporary: the states alone
+  job.seq_len = 768;
+  const trace::JobEstimate trained = trace::estimate_job(model, count, job);
+  // bf16 weights + fp32 master, fp32 gradients and two fp32 moments for every parameter.
+  CHECK(trained.trainable_params == k_total);
+  CHECK(trained.breakdown.weights == 2 * k_total + 4 * k_total);
+  CHECK(trained.breakdown.gradients == 4 * k_total);
+  CHECK(trained.breakdown.optimizer == 8 * k_total);
+  job.freeze_vision = true;
+  const trace::JobEstimate frozen = trace::estimate_job(model, count, job);
+  // The tower stays in bf16 beside the text model; master, gradients and moments for the text
+  // model only: 50,199,168,512 / 30,885,298,176 / 61,770,596,352 bytes.
+  CHECK(frozen.trainable_params == k_text);
+  CHECK(frozen.breakdown.weights == 2 * k_total + 4 * k_text);
+  CHECK(frozen.breakdown.weights == 50'199'168'512LL);
+  CHECK(frozen.breakdown.gradients == 30'885'298'176LL);
+  CHECK(frozen.breakdown.optimizer == 61'770'596'352LL);
+  // Activations and logits are the text path's either way.
+  CHECK(frozen.breakdown.activations == trained.breakdown.activations);
+  CHECK(frozen.breakdown.logits == trained.breakdown.logits);
+  // ZeRO-2 over 8 GPUs: the whole bf16 gradients of the trained weights (15,442,649,088) and
+  // an eighth of their fp32 partition (3,860,662,272).
+  job.gpus = 8;
+  job.sharding = trace::Sharding::zero2;
+  CHECK(trace::estimate_job(model, count, job).breakdown.gradients ==
+        2 * k_text + 4 * k_text / 8);
+  CHECK(2 * k_text + 4 * k_text / 8 == 19'303'311'360LL);
+  // LoRA never adapts the tower: the flag changes nothing there.
+  job = trace::Job{};
+  job.mode = trace::JobMode::lora;
+  const std::int64_t lora_total = trace::estimate_job(model, count, job).breakdown.total();
+  job.freeze_vision = true;
+  CHECK(trace::estimate_job(model, count, job).breakdown.total() == lora_total);
+  // A model without a tower has nothing to freeze: said, not ignored.
+  nlohmann::json text_only = load("Qwen--Qwen-VL-Chat.reconstructed.json");
+  text_only.erase("visual");
+  const trace::ModelDescription qwen_7b = trace::parse_model_config(text_only.dump());
+  CHECK_THROWS_WITH(trace::estimate_job(qwen_7b, trace::count_parameters(qwen_7b), job),
+                    Catch::Contains("--freeze-vision") && Catch::Contains("no vision tower"));
 }
