@@ -101,7 +101,12 @@ How to read it:
   `unit_basis` nominal_card_GB) peaks at the tier by its own definition, so an estimate that
   matches it lands above the budget: rows 172 and 173 (Unsloth's HF + FA2 baseline on 12 and
   16 GB) read +2.2% and +1.0% over their tiers (in GiB) and are rejected for the headroom,
-  not for a wrong estimate (memory.md, "PEFT's kbit preparation").
+  not for a wrong estimate (memory.md, "PEFT's kbit preparation"). Row 1067 (StarCoder LoRA
+  over LLM.int8 at 6,000 tokens, eager attention) is read as its `job_grad_ckpt` says, none,
+  where bigcode's `finetune/finetune.py` checkpoints by default
+  (`gradient_checkpointing=not args.no_gradient_checkpointing`); read that way trace says
+  43.3 GiB (fits) for it but also 62.7 GiB (fits) for its 8,192-token twin 1066, which ran out
+  of 80 GB, so the pair is scored as the CSV's job columns read.
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
   then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
   trace's own fixtures in `tests/data/configs/`; then the bundled catalog; then a re-upload's

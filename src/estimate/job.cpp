@@ -564,6 +564,17 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                        "the LoRA dropout"));
   }
   b.activations = ceil_div(b.activations, job.tp);
+  // Eager attention's backward through the widest layer's softmax holds the fp32 output it
+  // saved, the incoming gradient and the gradient it makes: 3 x softmax_bytes per score, above
+  // what that layer kept (selective checkpointing kept none and recomputes them then).
+  std::int64_t eager_backward = 0;
+  if (widest_scores > 0) {
+    const std::int64_t kept = job.checkpointing == Checkpointing::selective ? 0 : score_bytes;
+    eager_backward = ceil_div(
+        checked_mul(widest_scores / score_bytes,
+                    std::max<std::int64_t>(0, 3 * a.softmax_bytes - kept), "the attention scores"),
+        job.tp);
+  }
   // Logits and the loss over the vocabulary, for every token of the micro-batch.
   // A compiled chunked loss (torchtune: torch.compile of CEWithChunkedOutputLoss) upcasts and
   // log-softmaxes each chunk inside one fused kernel that keeps only the bf16 chunks and a
@@ -577,6 +588,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                          : a.logits_bytes_per_value;
   b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
                       job.tp);
+  // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
+  // the two, counted with the activations.
+  b.activations = checked_add(b.activations, std::max<std::int64_t>(0, eager_backward - b.logits));
   // PyTorch's foreach AdamW (the default on CUDA) builds exp_avg_sq_sqrt, one state-sized
   // temporary, during the step, when activations and logits are already freed: the step peaks
   // above the forward pass when that temporary outweighs them. The excess counts with the

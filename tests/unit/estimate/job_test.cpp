@@ -180,6 +180,34 @@ TEST_CASE("checkpointing and eager attention change the activations", "[job]") {
   CHECK(estimate(job).breakdown.activations == 2'176 * 256 * 2);
 }
 
+TEST_CASE("eager attention's backward holds three fp32 score tensors at the widest layer",
+          "[job]") {
+  // The softmax backward of one layer: its saved fp32 output, the incoming gradient and the new
+  // one, 3 x 4 = 12 bytes per score, 6 above the 6 the layer kept (fp32 softmax output + the
+  // bf16 probabilities P.V saved): 6 x 131,072 scores (4 heads x 128 x 128 x 2 sequences) =
+  // 786,432 bytes. The loss's backward has freed the logits by then, so only what exceeds them
+  // counts; with Cut Cross-Entropy (no logits) all of it.
+  trace::Job job = full_job();
+  job.attention = trace::AttentionImpl::eager;
+  job.loss = trace::LossImpl::cut;
+  CHECK(estimate(job).breakdown.activations == 2'176 * 256 * 2 + 2 * 786'432 + 786'432);
+  job.checkpointing = trace::Checkpointing::full;
+  CHECK(estimate(job).breakdown.activations == 1'280 * 256 * 2 + 786'432 + 786'432);
+  // Selective checkpointing kept no scores and recomputes them: all 12 bytes per score.
+  job.checkpointing = trace::Checkpointing::selective;
+  const std::int64_t selective_eager = estimate(job).breakdown.activations;
+  job.attention = trace::AttentionImpl::sdpa;
+  CHECK(selective_eager - estimate(job).breakdown.activations == 12 * 131'072);
+  // Unsloth's fused loss keeps the bf16 logits, 1,000 x 256 x 2 = 512,000 bytes, until the
+  // loss's backward: the softmax backward peaks 274,432 above them.
+  job.attention = trace::AttentionImpl::eager;
+  job.checkpointing = trace::Checkpointing::full;
+  job.loss = trace::LossImpl::fused;
+  const trace::JobEstimate fused = estimate(job);
+  CHECK(fused.breakdown.logits == 512'000);
+  CHECK(fused.breakdown.activations == 1'280 * 256 * 2 + 786'432 + (786'432 - 512'000));
+}
+
 TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
   trace::Job job = lora_qv_job();
   // per layer q 8 x (64 + 64) + v 8 x (64 + 32) = 1,792; x 2 layers
