@@ -67,7 +67,7 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"glm4_moe", "GLM-4.5, GLM-4.5-Air, GLM-4.6"}, family::build_glm4_moe},
     {{"glm_moe_dsa", "GLM-5 (MLA + DSA indexer)"}, family::build_deepseek},
     {{"glm4_moe_lite", "GLM-4.7-Flash (MLA, MoE, MTP)"}, family::build_deepseek},
-    {{"chatglm", "ChatGLM2-6B, ChatGLM3-6B (-32k), GLM-4-9B (remote code)"}, family::build_chatglm},
+    {{"chatglm", "ChatGLM-6B, ChatGLM2-6B, ChatGLM3-6B (-32k), GLM-4-9B (remote code)"}, family::build_chatglm},
     {{"ernie4_5_moe", "ERNIE-4.5-21B-A3B, ERNIE-4.5-300B-A47B (MoE, shared experts)"},
      family::build_ernie4_5_moe},
     {{"nemotron_h", "Nemotron-H, Nemotron Nano v2, Nemotron 3 Nano / Super (hybrid Mamba-2)"},

@@ -9,7 +9,7 @@
 // RoPE covers half of each head (RotaryEmbedding(kv_channels // 2)); its inv_freq buffer is
 // saved in the checkpoints but is not a parameter.
 // The first ChatGLM-6B (GLM-130B layout, position_encoding_2d) uses the same model_type with a
-// different config and is refused.
+// different config: chatglm_v1.cpp.
 #include <fmt/format.h>
 
 #include "family.hpp"
@@ -18,13 +18,14 @@
 namespace trace::family {
 
 ModelDescription build_chatglm(const ConfigReader& config) {
+  if (!config.has("padded_vocab_size") &&
+      (config.has("position_encoding_2d") || config.has("inner_hidden_size"))) {
+    return build_chatglm_v1(config);  // the first ChatGLM-6B: chatglm_v1.cpp
+  }
   if (!config.has("padded_vocab_size")) {
     config.fail("padded_vocab_size",
-                config.has("position_encoding_2d") || config.has("inner_hidden_size")
-                    ? "is missing: this is the first ChatGLM-6B layout (position_encoding_2d, "
-                      "inner_hidden_size), which trace does not support; ChatGLM2/3 and GLM-4 "
-                      "configs name padded_vocab_size"
-                    : "is missing; ChatGLM2/3 and GLM-4 configs give the embedding rows there");
+                "is missing; ChatGLM2/3 and GLM-4 configs give the embedding rows there (the "
+                "first ChatGLM-6B names inner_hidden_size and position_encoding_2d instead)");
   }
   ModelDescription model;
   const std::int64_t vocab = config.require_int({"padded_vocab_size"}, 1, k_max_vocab);

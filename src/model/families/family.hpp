@@ -49,6 +49,7 @@ ModelDescription build_decilm(const ConfigReader& config);
 ModelDescription build_olmoe(const ConfigReader& config);
 ModelDescription build_glm4_moe(const ConfigReader& config);
 ModelDescription build_chatglm(const ConfigReader& config);
+ModelDescription build_chatglm_v1(const ConfigReader& config);
 ModelDescription build_qwen(const ConfigReader& config);
 ModelDescription build_ernie4_5_moe(const ConfigReader& config);
 ModelDescription build_nemotron_h(const ConfigReader& config);

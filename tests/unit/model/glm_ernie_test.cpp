@@ -110,13 +110,61 @@ TEST_CASE("GLM-4-9B-chat (chatglm remote code) equals its published count", "[gl
   CHECK(model.stored_extras.front().elements_each == 32);
 }
 
-TEST_CASE("chatglm: the first ChatGLM-6B layout and bad group counts are refused by key",
+TEST_CASE("ChatGLM-6B, first generation: 6,173,286,400 with the head tied", "[glm][chatglm]") {
+  const trace::ModelDescription model = trace::test::fixture("THUDM--chatglm-6b.json");
+  CHECK(model.model_type == "chatglm");
+  const trace::ParameterCount count = trace::count_parameters(model);
+  // Published: calflops' table "chatglm-6b 6.17B 6173286400" and PEFT-style logs "all params:
+  // 6173286400" (SOURCES-glm-ernie.md). One GLMBlock (modeling_chatglm.py):
+  const std::int64_t block = 2 * 4'096                    // input_layernorm weight + bias
+                             + 4'096LL * 12'288 + 12'288  // query_key_value weight and bias
+                             + 4'096LL * 4'096 + 4'096    // dense weight and bias
+                             + 2 * 4'096                  // post_attention_layernorm
+                             + 4'096LL * 16'384 + 16'384  // dense_h_to_4h (GELU, not gated)
+                             + 16'384LL * 4'096 + 4'096;  // dense_4h_to_h
+  CHECK(block == 201'379'840LL);
+  // word_embeddings (130,528 x 4,096), 28 blocks, final_layernorm; lm_head tied to the embedding.
+  CHECK(count.total == 130'528LL * 4'096 + 28 * block + 2 * 4'096);
+  CHECK(count.total == 6'173'286'400LL);
+  CHECK(model.tie_word_embeddings);
+  CHECK(sum_of_components(count) == count.total);
+  // Multi-head attention, 32 heads of 128: 28 layers x 2 x 4,096 x 2 bytes per token.
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 28 * 2 * 4'096 * 2);
+  CHECK(model.max_position_embeddings == 2'048);
+  // Each layer's RotaryEmbedding(hidden / (heads x 2) = 64) saves inv_freq: 32 fp16 values.
+  REQUIRE(model.stored_extras.size() == 1);
+  CHECK(model.stored_extras.front().count == 28);
+  CHECK(model.stored_extras.front().elements_each == 32);
+  CHECK(model.stored_extras.front().dtype == "F16");
+}
+
+TEST_CASE("ChatGLM-6B: quantized repos, P-tuning prefixes and odd heads are refused by key",
+          "[glm][chatglm][errors]") {
+  const nlohmann::json v1 = json_of("THUDM--chatglm-6b.json");
+  nlohmann::json int4 = v1;
+  int4["quantization_bit"] = 4;
+  CHECK_THROWS_WITH(trace::parse_model_config(int4.dump()),
+                    Catch::Matchers::Contains("quantization_bit"));
+  nlohmann::json prefix = v1;
+  prefix["pre_seq_len"] = 128;
+  CHECK_THROWS_WITH(trace::parse_model_config(prefix.dump()),
+                    Catch::Matchers::Contains("pre_seq_len"));
+  nlohmann::json heads = v1;
+  heads["num_attention_heads"] = 30;
+  CHECK_THROWS_WITH(trace::parse_model_config(heads.dump()),
+                    Catch::Matchers::Contains("num_attention_heads"));
+  nlohmann::json no_inner = v1;
+  no_inner.erase("inner_hidden_size");
+  CHECK_THROWS_WITH(trace::parse_model_config(no_inner.dump()),
+                    Catch::Matchers::Contains("inner_hidden_size"));
+}
+
+TEST_CASE("chatglm: a config of neither layout and bad group counts are refused by key",
           "[glm][chatglm][errors]") {
   nlohmann::json config = json_of("THUDM--chatglm3-6b-32k.reconstructed.json");
-  nlohmann::json v1 = config;
-  v1.erase("padded_vocab_size");
-  v1["position_encoding_2d"] = true;
-  CHECK_THROWS_WITH(trace::parse_model_config(v1.dump()),
+  nlohmann::json neither = config;
+  neither.erase("padded_vocab_size");
+  CHECK_THROWS_WITH(trace::parse_model_config(neither.dump()),
                     Catch::Matchers::Contains("padded_vocab_size") &&
                         Catch::Matchers::Contains("ChatGLM-6B"));
   nlohmann::json groups = config;
