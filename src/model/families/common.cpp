@@ -40,10 +40,12 @@ HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
     shape.head_dim = *default_head_dim;
   } else {
     if (hidden % shape.num_heads != 0) {
+      // Only a family that reads head_dim can be told to set it.
       throw ConfigError(fmt::format(
-          "config.json ({}): hidden size {} is not divisible by '{}' = {}; set 'head_dim' "
-          "explicitly",
-          config.model_type(), hidden, config.key_path(heads_key), shape.num_heads));
+          "config.json ({}): hidden size {} is not divisible by '{}' = {}; {}",
+          config.model_type(), hidden, config.key_path(heads_key), shape.num_heads,
+          explicit_head_dim_allowed ? "set 'head_dim' explicitly"
+                                    : "this architecture's heads are hidden_size / heads wide"));
     }
     shape.head_dim = hidden / shape.num_heads;
   }
