@@ -37,7 +37,8 @@ How to read it:
   512 MiB when an engine not in eager mode runs it, not under `generate()`);
   `activation_only` rows the engine's profiled activation peak (over the row's stated
   `max_num_batched_tokens` under chunked prefill, or 8,192 on vLLM's V1 engine — 0.8 and
-  later — where chunked prefill is always on; else at least `max_model_len`), split over
+  later — where chunked prefill is always on; else max(`max_model_len`, 2,048), the V0
+  engine's batch without chunked prefill), split over
   `max_num_seqs` sequences (as stated, else 256) whose last-token logits are then sampled: the
   larger of the forward pass and the sampling step (memory.md, "Serve jobs"). The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent

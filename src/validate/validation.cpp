@@ -174,7 +174,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         const std::int64_t profile_tokens =
             row.engine_chunked_prefill
                 ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
-                : std::max(max_len, row.engine_batched_tokens.value_or(a.engine_profile_tokens));
+                : std::max(max_len,
+                           row.engine_batched_tokens.value_or(a.engine_unchunked_min_tokens));
         // The engine's profile run: the checkpoint as stored (a quantized one at its stored
         // size); max_num_seqs sequences sharing profile_tokens in one forward pass, then one
         // sampling step over each sequence's last token.

@@ -74,8 +74,12 @@ struct ValidationAssumptions {
   /// vLLM's memory outside torch's allocator at TP 1 (NCCL, CUDA graphs' pools are inside its
   /// profile): 0.16-0.43 GiB in the logged runs.
   std::int64_t engine_non_torch_bytes = 384LL << 20;
-  /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none.
+  /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none
+  /// and prefills in chunks (the V1 engine, or chunked prefill turned on).
   std::int64_t engine_profile_tokens = 8192;
+  /// Without chunked prefill (the V0 engine's default) vLLM batches max(max_model_len, this)
+  /// tokens: its _DEFAULT_MAX_NUM_BATCHED_TOKENS.
+  std::int64_t engine_unchunked_min_tokens = 2048;
 };
 
 struct RowResult {

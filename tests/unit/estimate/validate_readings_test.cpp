@@ -408,7 +408,8 @@ TEST_CASE("an assumed optimizer is judged by the floor without optimizer state",
 
 TEST_CASE("the validator sizes vLLM's profile run: sequences, sampling, TP buffers", "[validate][kv]") {
   // The tiny model on two 4 GiB cards at TP 2, vLLM V0 (no chunked prefill), max_model_len 128,
-  // max_num_seqs 256: the profile feeds max(128, 8,192) tokens in 256 sequences.
+  // max_num_seqs 256: the profile feeds max(128, 2,048) tokens (V0's default batch) in 256
+  // sequences.
   const std::string header =
       "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
       "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework\n";
@@ -419,13 +420,27 @@ TEST_CASE("the validator sizes vLLM's profile run: sequences, sampling, TP buffe
       [](const trace::MeasuredRow&) -> std::optional<std::string> { return std::string(k_tiny); });
   REQUIRE(board.results.size() == 1);
   REQUIRE(board.results[0].planned);
-  // Per GPU: weights 202,048 x 2 / 2 = 202,048. The forward pass over 8,192 tokens holds
+  // Per GPU: weights 202,048 x 2 / 2 = 202,048. The forward pass over 2,048 tokens holds
   // 2 x 64 + max(attention 32 + 2 x 16 + 32 + 64, MLP 384 / 2 + 64) = 384 values per token,
-  // 6,291,456 bytes; sampling 256 x 1,000 logits x 38 + 8,192 x 64 x 2 = 10,776,576, the larger.
+  // 1,572,864 bytes; sampling 256 x 1,000 logits x 38 + 2,048 x 64 x 2 = 9,990,144, the larger.
   // Budget 0.9 x 4 GiB = 3,865,470,566; less vLLM's 384 MiB non-torch memory and the 1,843 MiB
-  // of TP buffers: 3,865,470,566 - 202,048 - 2,335,178,752 - 10,776,576 = 1,519,313,190.
-  CHECK(board.results[0].estimate_gib == Approx(1'519'313'190.0 / (1LL << 30)));
+  // of TP buffers: 3,865,470,566 - 202,048 - 2,335,178,752 - 9,990,144 = 1,520,099,622.
+  CHECK(board.results[0].estimate_gib == Approx(1'520'099'622.0 / (1LL << 30)));
   CHECK(board.results[0].predicted_fit == true);
+  CHECK(board.results[0].read_as.find("profile over 2048 tokens (one pass)") == 0);
+  // A max_model_len above 2,048 is the batch itself; V1 (0.8 on) prefills 8,192 in chunks.
+  const auto read_as = [&](const std::string& seq_len, const std::string& framework) {
+    return trace::validate_rows(
+               trace::parse_measured_csv(header + "1,org/tiny,tiny.json,kv_capacity," + seq_len +
+                                         ",1,2,tp,2,bf16,bf16_pure,none,4,,0," + framework + "\n"),
+               [](const trace::MeasuredRow&) -> std::optional<std::string> {
+                 return std::string(k_tiny);
+               })
+        .results.at(0)
+        .read_as;
+  };
+  CHECK(read_as("4096", "vLLM (Dec 2023)").find("profile over 4096 tokens (one pass)") == 0);
+  CHECK(read_as("128", "vLLM 0.8.3").find("profile over 8192 tokens (chunked prefill)") == 0);
 }
 
 TEST_CASE("the validator reads autocast serving from the precision cell", "[validate][serve]") {
