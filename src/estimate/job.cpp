@@ -452,7 +452,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   std::int64_t inputs = 0;
   std::int64_t chunk_states = 0;
   std::int64_t scores = 0;       // eager attention, all layers
-  std::int64_t widest_scores = 0;
+  std::int64_t widest_score_values = 0;  // the widest attention layer's scores
   std::int64_t masks = 0;        // hidden-dropout masks per token, all layers (bytes)
   std::int64_t widest_masks = 0;
   const std::int64_t act = bytes.activation;
@@ -493,13 +493,15 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       widest_masks = std::max(widest_masks, layer_masks);
     }
     if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
-      const std::int64_t layer_scores = checked_product(
-          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch, score_bytes},
+      const std::int64_t score_values = checked_product(
+          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch},
           "the attention scores");
-      scores = checked_add(scores, layer_scores);
-      widest_scores = std::max(widest_scores, layer_scores);
+      scores = checked_add(scores, checked_mul(score_values, score_bytes, "the attention scores"));
+      widest_score_values = std::max(widest_score_values, score_values);
     }
   }
+  const std::int64_t widest_scores =
+      checked_mul(widest_score_values, score_bytes, "the attention scores");
   // The final norm's input (residual dtype) and the head's input, per token.
   saved_bytes = checked_add(saved_bytes, checked_mul(model.hidden_size, 2 * act + residual_extra));
   inputs = checked_add(inputs, 2 * model.hidden_size);
@@ -567,14 +569,13 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // Eager attention's backward through the widest layer's softmax holds the fp32 output it
   // saved, the incoming gradient and the gradient it makes: 3 x softmax_bytes per score, above
   // what that layer kept (selective checkpointing kept none and recomputes them then).
-  std::int64_t eager_backward = 0;
-  if (widest_scores > 0) {
-    const std::int64_t kept = job.checkpointing == Checkpointing::selective ? 0 : score_bytes;
-    eager_backward = ceil_div(
-        checked_mul(widest_scores / score_bytes,
-                    std::max<std::int64_t>(0, 3 * a.softmax_bytes - kept), "the attention scores"),
-        job.tp);
-  }
+  const std::int64_t kept_score_bytes =
+      job.checkpointing == Checkpointing::selective ? 0 : score_bytes;
+  const std::int64_t eager_backward = ceil_div(
+      checked_mul(widest_score_values,
+                  std::max<std::int64_t>(0, 3 * a.softmax_bytes - kept_score_bytes),
+                  "the attention scores"),
+      job.tp);
   // Logits and the loss over the vocabulary, for every token of the micro-batch.
   // A compiled chunked loss (torchtune: torch.compile of CEWithChunkedOutputLoss) upcasts and
   // log-softmaxes each chunk inside one fused kernel that keeps only the bf16 chunks and a

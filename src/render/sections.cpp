@@ -385,11 +385,12 @@ std::string kv_line(const Report& report) {
 // What a breakdown's overhead holds: the CUDA context, and for serving the engine's CUDA graphs
 // and a tensor-parallel serve job's communication buffers.
 std::string overhead_label(const Report& report) {
-  const bool serving = !report.job || report.job->job.mode == JobMode::serve;
+  const Job* job = report.job ? &report.job->job : nullptr;
   std::string label = "CUDA context";
-  if (serving && report.assumptions.cuda_graph_bytes > 0) label += " + graphs";
-  if (report.job && report.job->job.mode == JobMode::serve &&
-      serving_comm_bytes(report.job->job.tp, report.assumptions) > 0) {
+  if ((!job || job->mode == JobMode::serve) && report.assumptions.cuda_graph_bytes > 0) {
+    label += " + graphs";
+  }
+  if (job && job->mode == JobMode::serve && serving_comm_bytes(job->tp, report.assumptions) > 0) {
     label += " + TP buffers";
   }
   return label;

@@ -129,11 +129,11 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
     return std::abs(*a->relative_error) > std::abs(*b->relative_error);
   });
   out += fmt::format("\n### The error tail: rows more than {:.0f}% off\n\n", 100 * k_error_tail);
+  const std::int64_t p90_rank = nearest_rank(board.error_rows, 0.9);
   out += fmt::format(
       "The 90th percentile (nearest rank) is error {} of the {} in ascending order, so it is "
       "within {:.0f}% when no more than {} rows are further off. Rows further off now: {}.\n\n",
-      nearest_rank(board.error_rows, 0.9), board.error_rows, 100 * k_error_tail,
-      board.error_rows - nearest_rank(board.error_rows, 0.9), tail.size());
+      p90_rank, board.error_rows, 100 * k_error_tail, board.error_rows - p90_rank, tail.size());
   for (const RowResult* row : tail) {
     out += fmt::format("- row {} ({}, {}): {:+.1f}%\n", row->row_id, row->task, row->model_id,
                        100 * *row->relative_error);

@@ -447,7 +447,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
                       prepares_kbit_model(framework_and_notes);
   }
-  // A VLM's tower (the estimate ignores this for a model without one).
+  // A VLM's tower (validate_rows drops the reading for a model without one).
   if (job.mode == JobMode::full) {
     job.freeze_vision = vision_frozen_in(framework_and_sharding + " " + framework_and_notes);
   }

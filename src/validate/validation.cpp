@@ -196,6 +196,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         MemoryAssumptions engine_memory = a.memory;
         engine_memory.prefill_chunk_tokens = profile_tokens;
         engine_memory.max_num_seqs = sequences;
+        engine_memory.mla_cache = row.engine_mla_cache;
         // The profile runs before the engine captures its CUDA graphs: the KV pool it logs was
         // sized without them.
         engine_memory.cuda_graph_bytes = 0;
@@ -211,11 +212,11 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds
           const std::int64_t non_torch = a.engine_non_torch_bytes + run.overhead;
           const std::int64_t kv_pool = budget - weights - non_torch - activation;
-          const KvSplit kv_split{job.tp, row.engine_mla_cache, job.pp};
+          const KvSplit kv_split = serving_split(engine_memory, job.tp, job.pp);
           const std::int64_t per_sequence =
               kv_cache_bytes(model, max_len, Dtype::bf16, kv_split) +
-              ssm_state_bytes(model, effective_ssm_dtype(model, a.memory),
-                              a.memory.conv_state_bytes, kv_split);
+              ssm_state_bytes(model, effective_ssm_dtype(model, engine_memory),
+                              engine_memory.conv_state_bytes, kv_split);
           result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
           result.predicted_fit = kv_pool >= per_sequence;
           // Compared with the KV pool the engine logged.
