@@ -2,28 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/tensor_parallel.hpp"
 #include "trace/monotone_search.hpp"
 
 namespace trace {
 
 namespace {
-
-// The attention head count tensor parallelism must divide.
-std::int64_t attention_heads(const ModelDescription& model) {
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.mtp) continue;
-    for (const Block& block : stack.blocks) {
-      const Attention& attention = block.attention;
-      if (attention.kind == AttentionKind::mla || attention.kind == AttentionKind::standard) {
-        return attention.num_heads;
-      }
-    }
-  }
-  return 1;
-}
 
 std::int64_t routed_experts(const ModelDescription& model) {
   for (const Stack& stack : model.stacks) {
@@ -44,8 +32,8 @@ std::int64_t per_card_bytes(const ModeMemory& mode, std::int64_t cards,
 
 }  // namespace
 
-ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
-                 const PerSequenceOn& per_sequence_on) {
+ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes,
+                 const TensorParallelSplits& tp_splits, const PerSequenceOn& per_sequence_on) {
   ModeFit fit;
   const std::int64_t at_one = checked_add(mode.fixed_bytes, mode.per_sequence_bytes);
   fit.fits = at_one <= budget_bytes;
@@ -58,10 +46,10 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
                         : k_max_reported_batch;
     return fit;
   }
-  const bool tensor_parallel = tp_divisor > 0;
+  const bool tensor_parallel = static_cast<bool>(tp_splits);
   fit.strategy = tensor_parallel ? "tensor parallel" : "ZeRO-3";
   for (std::int64_t cards = 2; cards <= k_max_cards; ++cards) {
-    if (tensor_parallel && tp_divisor % cards != 0) continue;
+    if (tensor_parallel && !tp_splits(cards)) continue;
     const std::int64_t bytes =
         per_card_bytes(mode, cards, tensor_parallel ? per_sequence_on : PerSequenceOn{});
     if (bytes <= budget_bytes) {
@@ -75,7 +63,7 @@ ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t
 
 ModeFit fit_expert_parallel(const ModeMemory& mode, std::int64_t budget_bytes,
                             std::int64_t num_experts, std::int64_t comm_bytes) {
-  ModeFit fit = fit_mode(mode, budget_bytes, 0);
+  ModeFit fit = fit_mode(mode, budget_bytes);
   if (fit.fits) return fit;
   fit.min_cards.reset();
   fit.bytes_per_card = 0;
@@ -186,7 +174,13 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
                                const std::vector<const GpuSpec*>& gpus,
                                const MemoryAssumptions& assumptions,
                                const TrainingCardSearch* training) {
-  const std::int64_t heads = attention_heads(model);
+  // Tensor parallelism splits over the sizes every layer allows (checked once each).
+  std::map<std::int64_t, bool> splits_checked;
+  const TensorParallelSplits tp_splits = [&](std::int64_t cards) {
+    const auto [at, inserted] = splits_checked.try_emplace(cards, false);
+    if (inserted) at->second = !tensor_parallel_problem(model, cards);
+    return at->second;
+  };
   // Serving over n tensor-parallel cards: each keeps its share of a sequence's KV cache
   // (kv_cache_bytes: heads split, replicated past their count, an MLA latent whole) and of its
   // SSM state (ssm_state_bytes: heads and conv channels split); the forward pass's working set
@@ -214,8 +208,8 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.name = gpu->name;
     card.memory_bytes = gpu->memory_bytes_usable;
     card.budget_bytes = budget_bytes(gpu->memory_bytes_usable, assumptions.headroom_fraction);
-    card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes, 0);
-    card.lora = fit_mode(memory.lora, card.budget_bytes, 0);
+    card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes);
+    card.lora = fit_mode(memory.lora, card.budget_bytes);
     if (training) {
       shard_training(card.full_finetune, *training, JobMode::full, card.budget_bytes);
       shard_training(card.lora, *training, JobMode::lora, card.budget_bytes);
@@ -224,7 +218,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.serve = assumptions.expert_parallel && experts > 1
                      ? fit_expert_parallel(memory.serve, card.budget_bytes, experts,
                                            serving_comm_bytes(2, assumptions))
-                     : fit_mode(memory.serve, card.budget_bytes, heads, serve_per_sequence);
+                     : fit_mode(memory.serve, card.budget_bytes, tp_splits, serve_per_sequence);
     fits.push_back(std::move(card));
   }
   return fits;

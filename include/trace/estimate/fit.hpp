@@ -43,11 +43,15 @@ struct CardFit {
 /// What one sequence holds on each of `cards` tensor-parallel cards.
 using PerSequenceOn = std::function<std::int64_t(std::int64_t cards)>;
 
-/// Fit of one mode on a card with `budget_bytes` to spend. `tp_divisor`: serving shards only
-/// over card counts that divide it (the attention head count), each card holding
-/// `per_sequence_on(cards)` per sequence (unset: mode.per_sequence_bytes); 0 means any count
+/// Card counts tensor parallelism can use (tensor_parallel_problem finds none).
+using TensorParallelSplits = std::function<bool(std::int64_t cards)>;
+
+/// Fit of one mode on a card with `budget_bytes` to spend. `tp_splits` set: serving shards
+/// tensor-parallel, only over card counts it accepts, each card holding
+/// `per_sequence_on(cards)` per sequence (unset: mode.per_sequence_bytes); unset: any count
 /// (ZeRO-3), the per-sequence bytes whole on every card.
-ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes, std::int64_t tp_divisor,
+ModeFit fit_mode(const ModeMemory& mode, std::int64_t budget_bytes,
+                 const TensorParallelSplits& tp_splits = {},
                  const PerSequenceOn& per_sequence_on = {});
 /// Serving fit with expert parallelism: routed experts split over n cards (n divides
 /// num_experts), everything else replicated, each card holding its own sequences' KV cache

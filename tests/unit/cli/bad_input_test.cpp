@@ -434,6 +434,10 @@ TEST_CASE("bad workload and output flags name the flag", "[cli][bad_input]") {
   // a text-only model has no vision tower to freeze, whatever the mode
   bad({"--freeze-vision"}, {"--freeze-vision", "no vision tower"});
   bad({"--mode", "full", "--freeze-vision"}, {"--freeze-vision", "no vision tower"});
+  // 32 query heads do not split over 3 ranks, whatever the mode; serving over --gpus 6 means
+  // tensor parallelism over 6
+  bad({"--mode", "full", "--gpus", "3", "--tp", "3"}, {"--tp 3", "32 attention heads", "1, 2, 4"});
+  bad({"--mode", "serve", "--gpus", "6"}, {"--tp 6", "not divisible by 6"});
 }
 
 TEST_CASE("usage errors follow the same one-line contract", "[cli][bad_input]") {

@@ -29,13 +29,13 @@ TEST_CASE("fit_mode: fits, largest batch, sharded floor", "[fit]") {
   mode.shardable_bytes = 900;  // 100 bytes of overhead stay on every card
   mode.per_sequence_bytes = 50;
   // Budget 1200: 1000 + 50 x b <= 1200 -> b = 4.
-  trace::ModeFit fit = trace::fit_mode(mode, 1200, 0);
+  trace::ModeFit fit = trace::fit_mode(mode, 1200);
   CHECK(fit.fits);
   CHECK(fit.max_batch == 4);
   CHECK(fit.min_cards == 1);
   // Budget 600: one card cannot hold 1050; ZeRO-3 on n cards holds 100 + 900/n + 50.
   // n = 2: 600 <= 600 fits.
-  fit = trace::fit_mode(mode, 600, 0);
+  fit = trace::fit_mode(mode, 600);
   CHECK_FALSE(fit.fits);
   CHECK(fit.max_batch == 0);
   REQUIRE(fit.min_cards);
@@ -44,23 +44,24 @@ TEST_CASE("fit_mode: fits, largest batch, sharded floor", "[fit]") {
   // Tensor parallel must divide the head count (6): 4 and 5 are skipped. Each card keeps
   // per_sequence_on(n) of a sequence, here 60 / n.
   const trace::PerSequenceOn split = [](std::int64_t cards) { return 60 / cards; };
+  const trace::TensorParallelSplits divides_6 = [](std::int64_t cards) { return 6 % cards == 0; };
   // n = 2: 100 + 450 + 30 = 580 > 425; n = 3: 100 + 300 + 20 = 420 <= 425.
-  fit = trace::fit_mode(mode, 425, 6, split);
+  fit = trace::fit_mode(mode, 425, divides_6, split);
   REQUIRE(fit.min_cards);
   CHECK(*fit.min_cards == 3);
   CHECK(fit.bytes_per_card == 420);
   // Budget 415: 3 cards hold 420; 4 and 5 do not divide 6; n = 6: 100 + 150 + 10 = 260.
-  fit = trace::fit_mode(mode, 415, 6, split);
+  fit = trace::fit_mode(mode, 415, divides_6, split);
   REQUIRE(fit.min_cards);
   CHECK(*fit.min_cards == 6);
   CHECK(fit.bytes_per_card == 260);
   // Without a split the sequence stays whole: n = 3 holds 100 + 300 + 50 = 450 <= 460.
-  fit = trace::fit_mode(mode, 460, 6);
+  fit = trace::fit_mode(mode, 460, divides_6);
   REQUIRE(fit.min_cards);
   CHECK(*fit.min_cards == 3);
   CHECK(fit.bytes_per_card == 450);
   // Overhead alone exceeds the budget: no card count helps.
-  fit = trace::fit_mode(mode, 90, 0);
+  fit = trace::fit_mode(mode, 90);
   CHECK_FALSE(fit.min_cards);
 }
 
