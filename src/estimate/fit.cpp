@@ -6,7 +6,7 @@
 
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
-#include "trace/estimate/tensor_parallel.hpp"
+#include "trace/estimate/parallel_layout.hpp"
 #include "trace/monotone_search.hpp"
 
 namespace trace {

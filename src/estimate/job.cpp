@@ -17,7 +17,7 @@
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/storage.hpp"
-#include "trace/estimate/tensor_parallel.hpp"
+#include "trace/estimate/parallel_layout.hpp"
 #include "trace/text_match.hpp"
 
 namespace trace {
@@ -211,7 +211,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   const MemoryAssumptions& a = assumptions_;
   Cache& cache = *cache_;
   validate_job(job);
-  require_tensor_parallel(model, job.tp, "--tp");
+  require_parallel_layout(model, job);
   if (job.freeze_vision && params.vision == 0) {
     throw ConfigError("--freeze-vision: this model has no vision tower to freeze");
   }

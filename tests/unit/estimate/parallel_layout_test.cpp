@@ -1,6 +1,6 @@
 // Tensor-parallel sizes: which rank counts split every layer into whole heads. Expected sizes
 // are the divisors worked out by hand from each config's head counts (quoted per case).
-#include "trace/estimate/tensor_parallel.hpp"
+#include "trace/estimate/parallel_layout.hpp"
 
 #include <string>
 #include <vector>
@@ -22,7 +22,7 @@ std::string problem_text(const trace::ModelDescription& model, std::int64_t tp) 
 }  // namespace
 
 TEST_CASE("tensor parallelism splits GQA heads, replicating KV heads past their count",
-          "[tensor_parallel]") {
+          "[parallel_layout]") {
   // Llama-3.1-8B: 32 query heads, 8 KV heads. 16 and 32 ranks replicate each KV head 2x / 4x;
   // 3 divides neither; 64 leaves ranks without a query head.
   const trace::ModelDescription llama =
@@ -41,7 +41,7 @@ TEST_CASE("tensor parallelism splits GQA heads, replicating KV heads past their 
         "ranks)");
 }
 
-TEST_CASE("tensor parallelism over MLA, Mamba-1, Mamba-2 and a vision tower", "[tensor_parallel]") {
+TEST_CASE("tensor parallelism over MLA, Mamba-1, Mamba-2 and a vision tower", "[parallel_layout]") {
   // DeepSeek-V2: 128 MLA heads share one latent, kept whole on every rank: the divisors of 128.
   const trace::ModelDescription deepseek =
       trace::test::fixture("deepseek-ai--DeepSeek-V2.reconstructed.json");
@@ -68,7 +68,7 @@ TEST_CASE("tensor parallelism over MLA, Mamba-1, Mamba-2 and a vision tower", "[
 }
 
 TEST_CASE("a job whose --tp cannot split the heads is refused with the sizes that can",
-          "[tensor_parallel]") {
+          "[parallel_layout]") {
   const trace::ModelDescription llama =
       trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
   const trace::ParameterCount params = trace::count_parameters(llama);
@@ -86,4 +86,47 @@ TEST_CASE("a job whose --tp cannot split the heads is refused with the sizes tha
   }
   job.gpus = job.tp = 8;
   CHECK(trace::estimate_job(llama, params, job).breakdown.weights > 0);
+}
+
+TEST_CASE("pipeline stages need a layer each; expert parallelism needs whole experts",
+          "[parallel_layout]") {
+  // Qwen3-30B-A3B: 48 layers, each an MoE of 128 routed experts.
+  const trace::ModelDescription qwen = trace::parse_model_config(R"({
+    "model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
+    "num_hidden_layers": 48, "num_attention_heads": 32, "num_key_value_heads": 4,
+    "head_dim": 128, "intermediate_size": 6144, "moe_intermediate_size": 768,
+    "num_experts": 128, "num_experts_per_tok": 8, "decoder_sparse_step": 1,
+    "mlp_only_layers": [], "vocab_size": 151936, "tie_word_embeddings": false,
+    "max_position_embeddings": 40960, "rms_norm_eps": 1e-6, "torch_dtype": "bfloat16"})");
+  const trace::ModelDescription llama =
+      trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
+  const auto refusal = [](const trace::ModelDescription& model, std::int64_t gpus, std::int64_t pp,
+                          std::int64_t ep) -> std::string {
+    trace::Job job;
+    job.mode = trace::JobMode::full;
+    job.gpus = gpus;
+    job.pp = pp;
+    job.ep = ep;
+    try {
+      trace::require_parallel_layout(model, job);
+    } catch (const trace::ConfigError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  // Llama-3.1-8B has 32 layers: 32 stages of one layer each, not 33.
+  CHECK(refusal(llama, 32, 32, 1).empty());
+  CHECK(refusal(llama, 33, 33, 1) ==
+        "--pp 33 asks for more pipeline stages than the model's 32 layers; use at most 32");
+  CHECK(refusal(llama, 2, 1, 2) ==
+        "--ep 2: the model has no routed experts to split; leave --ep at 1");
+  // 128 experts over 8 ranks (16 each), as ms-swift's Qwen3-30B-A3B EP8 examples run it.
+  CHECK(refusal(qwen, 16, 2, 8).empty());
+  CHECK(refusal(qwen, 3, 1, 3) ==
+        "--ep 3 does not divide the 128 routed experts of an MoE layer (each rank holds whole "
+        "experts)");
+  // 6 GPUs over 2 stages leave 3 per stage: 4 expert ranks do not fit in them.
+  CHECK(refusal(qwen, 6, 2, 4) ==
+        "--ep 4 does not divide the 3 GPUs of a pipeline stage (--gpus 6 / --pp 2) that expert "
+        "parallelism spreads over");
 }

@@ -1,13 +1,14 @@
 #pragma once
-/// Which tensor-parallel sizes can split a model: serving engines and Megatron give every rank
-/// whole attention heads and whole SSM heads, so a size that does not divide them is refused at
-/// start-up (vLLM: "Total number of attention heads (32) must be divisible by tensor parallel
-/// size (7)"). docs/memory.md, "Parallelism".
+/// Which parallel layouts can split a model: serving engines and Megatron give every rank whole
+/// attention and SSM heads, every pipeline stage at least one layer and every expert-parallel
+/// rank whole experts, and refuse other layouts at start-up (vLLM: "Total number of attention
+/// heads (32) must be divisible by tensor parallel size (7)"). docs/memory.md, "Parallelism".
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "trace/estimate/job.hpp"
 #include "trace/model/model_description.hpp"
 
 namespace trace {
@@ -25,5 +26,11 @@ std::vector<std::int64_t> tensor_parallel_sizes(const ModelDescription& model, s
 /// Throws ConfigError naming `flag` when `tp` ranks cannot split the model, with the sizes
 /// that can.
 void require_tensor_parallel(const ModelDescription& model, std::int64_t tp, const char* flag);
+
+/// Throws ConfigError naming the flag when the job's layout cannot split the model: a --tp that
+/// does not split the heads (require_tensor_parallel); more pipeline stages (--pp) than text
+/// layers; --ep > 1 on a model without routed experts, or one that does not divide every MoE
+/// layer's experts or the tp x data-parallel ranks of a pipeline stage it spreads over.
+void require_parallel_layout(const ModelDescription& model, const Job& job);
 
 }  // namespace trace
