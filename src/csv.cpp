@@ -10,6 +10,8 @@ namespace trace {
 
 // RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
 std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
+  // Spreadsheets save "CSV UTF-8" with a byte-order mark before the first header.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::vector<std::vector<std::string>> records;
   std::vector<std::string> fields(1);
   bool quoted = false;

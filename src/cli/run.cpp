@@ -793,7 +793,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   std::vector<std::string> configs;
   bool json = false;
   bool markdown = false;
-  app.add_option("file", csv, "CSV of measured runs")->required();
+  app.add_option("file", csv, "CSV of measured runs ('-': standard input)")->required();
   app.add_option("--configs", configs,
                  "folder of configs (repeatable): a row's config_file, else <org>--<name>.json / "
                  "<org>__<name>.json for its model_id; default: hf-configs/ beside the CSV. The "
@@ -890,7 +890,8 @@ int throughput_command(const std::vector<std::string>& args, std::ostream& out,
   std::vector<std::string> configs;
   bool json = false;
   bool markdown = false;
-  app.add_option("file", csv, "CSV of measured throughput runs")->required();
+  app.add_option("file", csv, "CSV of measured throughput runs ('-': standard input)")
+      ->required();
   app.add_option("--configs", configs,
                  "folder of configs (repeatable): <org>--<name>.json / <org>__<name>.json (and "
                  ".reconstructed.json) for a row's model; default: hf-configs/ beside the CSV. The "

@@ -1,8 +1,10 @@
 #include "trace/io/model_source.hpp"
 
+#include <array>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "trace/error.hpp"
@@ -26,17 +28,38 @@ bool valid_repo_part(std::string_view part) { return is_plain_name(part, 96); }
 }  // namespace
 
 std::string read_text_file(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t size = fs::file_size(path, error);
-  if (error) throw ConfigError(fmt::format("cannot read {}: {}", path, error.message()));
-  if (size > k_max_config_bytes) {
-    throw ConfigError(fmt::format("{} is {} bytes; a config.json over 64 MiB is refused", path, size));
+  const auto too_large = [&](std::uintmax_t size) {
+    return ConfigError(fmt::format("{} is {} bytes; a file over 64 MiB is refused", path, size));
+  };
+  if (path != "-") {
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (error) throw ConfigError(fmt::format("cannot read {}: {}", path, error.message()));
+    if (fs::is_directory(status)) throw ConfigError(fmt::format("cannot read {}: a folder", path));
+    if (fs::is_regular_file(status)) {
+      const std::uintmax_t size = fs::file_size(path, error);
+      if (error) throw ConfigError(fmt::format("cannot read {}: {}", path, error.message()));
+      if (size > k_max_config_bytes) throw too_large(size);
+    }
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ConfigError(fmt::format("cannot open {}", path));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  // A pipe, a device or standard input ("-") has no size to ask for: read in blocks and stop
+  // past the limit.
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw ConfigError(fmt::format("cannot open {}", path));
+    in = &file;
+  }
+  std::string text;
+  std::array<char, 1 << 16> block{};
+  while (*in) {
+    in->read(block.data(), static_cast<std::streamsize>(block.size()));
+    text.append(block.data(), static_cast<std::size_t>(in->gcount()));
+    if (text.size() > k_max_config_bytes) throw too_large(text.size());
+  }
+  if (in->bad()) throw ConfigError(fmt::format("cannot read {}", path));
+  return text;
 }
 
 void write_text_file(const std::string& path, std::string_view text) {

@@ -81,7 +81,8 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env,
 /// True for the values huggingface_hub reads as true: 1, ON, YES, TRUE (any case).
 bool env_flag_set(const std::optional<std::string>& value);
 
-/// Reads a whole text file (at most 64 MiB). Throws ConfigError when it cannot.
+/// Reads a whole text file (at most 64 MiB): a regular file, a pipe or device, or standard input
+/// for "-". Throws ConfigError when it cannot.
 std::string read_text_file(const std::string& path);
 /// Writes `text` to `path` (a temp file renamed into place). Throws ConfigError when it cannot.
 void write_text_file(const std::string& path, std::string_view text);

@@ -396,6 +396,22 @@ TEST_CASE("a CSV without the job columns is bad input", "[validate][bad_input]")
   CHECK_THROWS_WITH(trace::parse_measured_csv("\"unterminated"), Catch::Contains("quoted"));
 }
 
+TEST_CASE("a spreadsheet's byte-order mark does not hide the first column", "[validate]") {
+  // Excel's "CSV UTF-8" starts with EF BB BF; the first header must still read as row_id.
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_pp,job_grad_ckpt,job_attention,job_lora_rank,job_weights,job_precision,job_optimizer,"
+      "job_usable_gib,job_measured_gib,job_oom\r\n";
+  const std::string row =
+      "7,org/tiny,tiny.json,full,128,2,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,"
+      "0.0075,0\r\n";
+  const std::vector<trace::MeasuredRow> rows =
+      trace::parse_measured_csv("\xEF\xBB\xBF" + header + row);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].row_id == "7");
+  CHECK(rows[0].model_id == "org/tiny");
+}
+
 TEST_CASE("trace validate: configs by file, by repo id, from the catalog", "[validate][cli]") {
   const trace::test::TempDir dir;
   dir.write("configs/org--tiny.json", k_tiny);

@@ -3,8 +3,12 @@
 // bundled catalog as the fallback, and local files and folders.
 #include "trace/io/model_source.hpp"
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "catch.hpp"
 #include "trace/text_match.hpp"
@@ -278,6 +282,14 @@ TEST_CASE("read_text_file reads whole files and names the ones it cannot", "[io]
   } catch (const trace::ConfigError& error) {
     CHECK(contains(error.what(), dir.at("absent.json")));
   }
+  CHECK_THROWS_WITH(trace::read_text_file(dir.path().string()), Catch::Contains("a folder"));
+  // A pipe has no size to ask for (`trace validate <(grep ... runs.csv)`): read to its end.
+  const std::string fifo = dir.at("rows.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string rows(200'000, 'x');  // more than one 64 KiB block
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << rows; });
+  CHECK(trace::read_text_file(fifo) == rows);
+  writer.join();
 }
 
 TEST_CASE("plain names: letters, digits, '.', '_', '-' within the length", "[io][repo_id]") {
