@@ -197,7 +197,8 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   MemoryAssumptions& a = options.assumptions;
   CLI::Option* model = app.add_option(
       "model", options.model,
-      "config.json path, folder holding one, or Hugging Face repo id (org/name[@rev])" +
+      "config.json path (- reads it from standard input), folder holding one, or Hugging Face "
+      "repo id (org/name[@rev])" +
           std::string(model_required ? "" : "; default: " + std::string(k_default_model)));
   if (model_required) model->required();
   app.add_option("--seq-len", a.seq_len, "training tokens per sequence (and graph shapes)")

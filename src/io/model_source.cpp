@@ -155,6 +155,13 @@ LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env)
 LoadedConfig load_model_config(std::string_view spec, const HubEnvironment& env,
                                const ModelLookupOptions& options) {
   if (spec.empty()) throw ConfigError("no model given; pass a config.json, a folder or a repo id");
+  if (spec == "-") {  // a config.json piped in (curl ... | trace - --plan)
+    LoadedConfig loaded;
+    loaded.model_id = "stdin";
+    loaded.source = "standard input";
+    loaded.text = read_text_file("-");
+    return loaded;
+  }
   const fs::path path{std::string(spec)};
   std::error_code error;
   if (fs::is_directory(path, error)) {
