@@ -149,6 +149,25 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
   return answer;
 }
 
+std::int64_t largest_fitting(const JobEstimator& estimator, Job job, JobKnob knob,
+                             std::int64_t limit, std::int64_t budget_bytes) {
+  std::int64_t& value = knob == JobKnob::batch ? job.batch : job.seq_len;
+  const std::int64_t given = value;
+  const auto too_big = [&](std::int64_t v) {
+    if (v > limit) return true;
+    value = v;
+    try {
+      const JobEstimate estimate = estimator.estimate(job);
+      return checked_add(estimate.breakdown.total(), estimator.assumptions().cuda_context_bytes) >
+             budget_bytes;
+    } catch (const ConfigError&) {
+      return true;  // an overflow at absurd sizes
+    }
+  };
+  // The peak is close to fixed + per-unit x value: start from the job's own value.
+  return search::first_true(too_big, given, 1, limit + 1) - 1;
+}
+
 namespace {
 
 // A training mode that does not fit one card: the fewest ZeRO-3 cards by the job estimator, so

@@ -165,8 +165,8 @@ void validate_job(const Job& job) {
       throw ConfigError(fmt::format("{} = {} is out of range (1..{})", flag, value, max));
     }
   };
-  check(job.seq_len, 1LL << 27, "--seq-len");
-  check(job.batch, 1LL << 20, "--batch");
+  check(job.seq_len, k_max_training_seq_len, "--seq-len");
+  check(job.batch, k_max_training_batch, "--batch");
   check(job.gpus, 1LL << 16, "--gpus");
   check(job.tp, 1LL << 10, "--tp");
   check(job.pp, 1LL << 10, "--pp");

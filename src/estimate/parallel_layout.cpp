@@ -20,6 +20,7 @@ std::optional<std::string> attention_problem(const Attention& attention, std::in
   }
   if (attention.kind == AttentionKind::mla) return std::nullopt;  // one latent, whole on each rank
   const std::int64_t kv = attention.num_kv_heads;
+  if (kv <= 0) return std::nullopt;  // a parsed layer always has one; never divide by zero
   if (kv >= tp && kv % tp != 0) {
     return fmt::format("its {} KV heads are not divisible by {}", kv, tp);
   }

@@ -292,6 +292,8 @@ std::string render_json(const Report& report) {
       estimate["fits"] = v.fits;
       estimate["job_gpu"] = v.gpu;
       estimate["job_budget_bytes"] = v.budget_bytes;
+      if (v.max_batch) estimate["max_batch"] = *v.max_batch;
+      if (v.max_seq_len) estimate["max_seq_len"] = *v.max_seq_len;
     }
     if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
   }
@@ -345,7 +347,10 @@ std::string render_check_json(const Report& report) {
                     {"usable_bytes", v.usable_bytes},
                     {"budget_bytes", v.budget_bytes},
                     {"breakdown", breakdown_json(v.breakdown)}};
-  return out.dump(2) + "\n";
+  Json with_limits = out;
+  if (v.max_batch) with_limits["max_batch"] = *v.max_batch;
+  if (v.max_seq_len) with_limits["max_seq_len"] = *v.max_seq_len;
+  return with_limits.dump(2) + "\n";
 }
 
 }  // namespace trace

@@ -54,6 +54,9 @@ std::string render_markdown(const Report& report) {
     append_table(out, memory);
   }
   if (report.job) out += "\n" + sections::job_line(report) + "\n";
+  if (const std::string limits = sections::job_limits_line(report); !limits.empty()) {
+    out += "\n" + limits + "\n";
+  }
   out += "\n" + sections::kv_line(report) + "\n";
   out += "\n## What fits\n\n";
   if (report.only_mode != "qlora") append_table(out, sections::cards_table(report));

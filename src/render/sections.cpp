@@ -414,6 +414,24 @@ std::string job_line(const Report& report) {
   return line;
 }
 
+std::string job_limits_line(const Report& report) {
+  if (!report.job || !report.job->max_batch || !report.job->max_seq_len) return "";
+  const JobVerdict& v = *report.job;
+  const auto count = [](std::int64_t n, const char* unit) {
+    return n == 0 ? std::string("none") : fmt::format("{}{}", group_digits(n), unit);
+  };
+  std::string line = fmt::format(
+      "On {} x {}: largest batch at {} tokens: {}; longest sequence at batch {}: {}", v.job.gpus,
+      v.gpu, group_digits(v.job.seq_len), count(*v.max_batch, ""), group_digits(v.job.batch),
+      count(*v.max_seq_len, " tokens"));
+  if (report.model.max_position_embeddings > 0 &&
+      *v.max_seq_len > report.model.max_position_embeddings) {
+    line += fmt::format(" (memory allows more than the model's {} positions)",
+                        group_digits(report.model.max_position_embeddings));
+  }
+  return line;
+}
+
 std::string context_line(const Report& report) {
   if (report.cards.empty()) return "";
   const std::int64_t concurrency = report.assumptions.concurrency;

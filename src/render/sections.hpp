@@ -36,6 +36,9 @@ std::string concurrency_line(const Report& report);
 std::string context_line(const Report& report);
 /// The --mode job's per-GPU peak and verdict ("" without a job).
 std::string job_line(const Report& report);
+/// A training job checked against a card: "On 1 x l4: largest batch at 2,048 tokens: none;
+/// longest sequence at batch 1: 1,408 tokens" ("" otherwise).
+std::string job_limits_line(const Report& report);
 /// "CUDA context", or "CUDA context + TP buffers" for a tensor-parallel serve job.
 std::string overhead_label(const Report& report);
 

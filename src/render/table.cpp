@@ -64,6 +64,9 @@ std::string render_table(const Report& report) {
     append_table(out, memory);
   }
   if (report.job) out += "  " + sections::job_line(report) + "\n";
+  if (const std::string limits = sections::job_limits_line(report); !limits.empty()) {
+    out += "  " + limits + "\n";
+  }
   out += "  " + sections::kv_line(report) + "\n";
   {
     const auto [title, parts] = sections::memory_bars(report);

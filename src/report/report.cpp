@@ -175,6 +175,12 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
       verdict.usable_bytes = card.memory_bytes;
       verdict.budget_bytes = card.budget_bytes;
       verdict.fits = verdict.peak_bytes() <= verdict.budget_bytes;
+      if (job.mode != JobMode::serve) {
+        verdict.max_batch = largest_fitting(estimator, job, JobKnob::batch, k_max_training_batch,
+                                            card.budget_bytes);
+        verdict.max_seq_len = largest_fitting(estimator, job, JobKnob::seq_len,
+                                              k_max_training_seq_len, card.budget_bytes);
+      }
     }
     report.job = verdict;
   }

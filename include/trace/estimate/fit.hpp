@@ -80,6 +80,17 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
                                                   std::int64_t budget_bytes,
                                                   std::int64_t* peak_bytes = nullptr);
 
+/// A training job's knob that a card bounds: its micro-batch (at its sequence length) or its
+/// sequence length (at its micro-batch).
+enum class JobKnob { batch, seq_len };
+
+/// The largest value of `knob` (1..limit, every other setting as `job` says) with which the
+/// job's per-GPU peak plus the estimator's CUDA context stays within `budget_bytes`; 0 when
+/// not even 1 does. The peak grows with both knobs, so the answer is a boundary: value fits,
+/// value + 1 does not (or value = limit). A value whose estimate overflows does not fit.
+std::int64_t largest_fitting(const JobEstimator& estimator, Job job, JobKnob knob,
+                             std::int64_t limit, std::int64_t budget_bytes);
+
 /// The training job a card table reports (`--mode` and the job flags), for the fewest-cards
 /// search: a training mode that does not fit one card is searched over ZeRO-3 card counts with
 /// the job estimator itself (gathered layers and all), at the assumptions' seq_len and batch.

@@ -156,6 +156,10 @@ struct JobEstimate {
   std::int64_t trainable_params = 0;
 };
 
+/// The largest --seq-len and --batch a job may ask for.
+inline constexpr std::int64_t k_max_training_seq_len = 1LL << 27;
+inline constexpr std::int64_t k_max_training_batch = 1LL << 20;
+
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);
 

@@ -56,6 +56,10 @@ struct JobVerdict {
   std::int64_t usable_bytes = 0;
   std::int64_t budget_bytes = 0;    ///< usable less headroom
   bool fits = false;
+  /// A training job checked against a card: the largest micro-batch at its sequence length
+  /// and the longest sequence at its micro-batch that fit the budget (0: none; largest_fitting).
+  std::optional<std::int64_t> max_batch;
+  std::optional<std::int64_t> max_seq_len;
 };
 
 struct Report {

@@ -434,6 +434,20 @@ TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
   CHECK(verdict["verdict"] == "does not fit");
   CHECK(verdict["fits"] == false);
   CHECK(verdict["peak_bytes"].get<std::int64_t>() > verdict["budget_bytes"].get<std::int64_t>());
+  // A training verdict says how far the card reaches: a full fine-tune of 8B (16 bytes of
+  // weights and states per parameter) fits a T4 at no batch and no length; a QLoRA's longest
+  // sequence on an L4 is where `trace check --seq-len` flips from 0 to 1.
+  CHECK(verdict["max_batch"] == 0);
+  CHECK(verdict["max_seq_len"] == 0);
+  const auto lora_at = [&](std::int64_t seq_len) {
+    return run({"check", k_llama, "--gpu", "l4", "--mode", "qlora", "--seq-len",
+                std::to_string(seq_len), "--json"});
+  };
+  const nlohmann::json qlora = nlohmann::json::parse(lora_at(2048).out);
+  const std::int64_t qlora_longest = qlora["max_seq_len"].get<std::int64_t>();
+  REQUIRE(qlora_longest > 1);
+  CHECK(lora_at(qlora_longest).exit_code == trace::cli::k_exit_ok);
+  CHECK(lora_at(qlora_longest + 1).exit_code == trace::cli::k_exit_does_not_fit);
   // Bad job flags are bad input.
   CHECK(run({"check", k_llama, "--gpu", "t4", "--mode", "full", "--optimizer", "rmsprop"})
             .exit_code == trace::cli::k_exit_bad_input);

@@ -138,3 +138,41 @@ TEST_CASE("fit_cards: with a training job, sharded counts come from the job esti
   CHECK(card.full_finetune.bytes_per_card <= card.budget_bytes);
   CHECK(*trace::sharded_peak_bytes(estimator, job, n - 1) > card.budget_bytes);
 }
+
+TEST_CASE("largest_fitting: the longest sequence and the largest batch a card holds",
+          "[fit]") {
+  const Llama8B llama;
+  const trace::JobEstimator estimator(llama.model, llama.params, llama.assumptions);
+  const std::int64_t context = llama.assumptions.cuda_context_bytes;
+  const auto peak = [&](trace::Job job) {
+    return estimator.estimate(job).breakdown.total() + context;
+  };
+  trace::Job job;
+  job.mode = trace::JobMode::lora;
+  job.checkpointing = trace::Checkpointing::full;
+  job.seq_len = 2048;
+  job.batch = 1;
+  // An 80 GiB budget: the answers are boundaries of the estimate itself (the value fits, one
+  // more does not), found from the job's own value.
+  const std::int64_t budget = 80LL << 30;
+  const std::int64_t batch = trace::largest_fitting(estimator, job, trace::JobKnob::batch,
+                                                    trace::k_max_training_batch, budget);
+  REQUIRE(batch > 1);
+  trace::Job at = job;
+  at.batch = batch;
+  CHECK(peak(at) <= budget);
+  at.batch = batch + 1;
+  CHECK(peak(at) > budget);
+  const std::int64_t tokens = trace::largest_fitting(estimator, job, trace::JobKnob::seq_len,
+                                                     trace::k_max_training_seq_len, budget);
+  REQUIRE(tokens > 2048);
+  at = job;
+  at.seq_len = tokens;
+  CHECK(peak(at) <= budget);
+  at.seq_len = tokens + 1;
+  CHECK(peak(at) > budget);
+  // Below the 15 GiB of bf16 weights nothing fits; the caps bound a budget nothing exhausts.
+  CHECK(trace::largest_fitting(estimator, job, trace::JobKnob::batch,
+                               trace::k_max_training_batch, 10LL << 30) == 0);
+  CHECK(trace::largest_fitting(estimator, job, trace::JobKnob::batch, 3, budget) == 3);
+}
