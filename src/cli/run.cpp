@@ -875,6 +875,11 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
                          task.fit_rejected, task.fit_rows, 100 * task.median_abs_rel_error,
                          100 * task.p90_abs_rel_error);
     }
+    if (board.boundary_rows > 0) {
+      out << fmt::format("longest sequence on a VRAM tier: |error| median {:.1f}% over {} "
+                         "boundary rows\n",
+                         100 * board.boundary_median_abs_error, board.boundary_rows);
+    }
   }
   const std::vector<std::string> missed = missed_targets(board, targets);
   for (const std::string& line : missed) err << "trace validate: target missed: " << line << "\n";

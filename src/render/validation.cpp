@@ -49,6 +49,8 @@ std::string render_scoreboard_json(const Scoreboard& board) {
                      {"p90_abs_rel_error", task.p90_abs_rel_error}});
   }
   out["tasks"] = tasks;
+  out["boundary_rows"] = board.boundary_rows;
+  out["boundary_median_abs_seq_len_error"] = board.boundary_median_abs_error;
   nlohmann::ordered_json unplanned = nlohmann::ordered_json::array();
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const RowResult& row : board.results) {
@@ -66,6 +68,11 @@ std::string render_scoreboard_json(const Scoreboard& board) {
     }
     if (row.measured_gib) item["measured_gib"] = *row.measured_gib;
     if (row.relative_error) item["relative_error"] = *row.relative_error;
+    if (row.longest_seq_len) {
+      item["measured_seq_len"] = row.measured_seq_len;
+      item["longest_seq_len"] = *row.longest_seq_len;
+      item["seq_len_error"] = row.seq_len_error.value_or(0);
+    }
     results.push_back(item);
   }
   out["unplanned"] = unplanned;
@@ -139,6 +146,24 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
                        100 * *row->relative_error);
   }
   if (tail.empty()) out += "None.\n";
+  out += "\n### Boundary rows: the longest sequence on a VRAM tier\n\n";
+  out += fmt::format(
+      "Rows whose job is the longest sequence that fit a card tier (`unit_basis` "
+      "nominal_card_GB) are scored above for their verdict; here trace's own longest sequence "
+      "on the tier (at the row's batch, under the same verdict) is set beside the row's. Median "
+      "|error| over {} rows: {}. Not one of the four targets.\n\n",
+      board.boundary_rows,
+      board.boundary_rows ? fmt::format("{:.1f}%", 100 * board.boundary_median_abs_error) : "-");
+  if (board.boundary_rows > 0) {
+    out += "| row | model | measured tokens | trace tokens | error | read as |\n";
+    out += "|---|---|---:|---:|---:|---|\n";
+    for (const RowResult& row : board.results) {
+      if (!row.longest_seq_len) continue;
+      out += fmt::format("| {} | {} | {} | {} | {:+.1f}% | {} |\n", row.row_id, row.model_id,
+                         group_digits(row.measured_seq_len), group_digits(*row.longest_seq_len),
+                         100 * row.seq_len_error.value_or(0), row.read_as);
+    }
+  }
   out += "\n### Every row\n\n| row | task | model | measured GiB | trace GiB | error | ran? | trace says | read as |\n";
   out += "|---|---|---|---:|---:|---:|---|---|---|\n";
   for (const RowResult& row : board.results) {

@@ -514,6 +514,7 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.model_id = cell["model_id"];
   row.config_file = cell["config_file"];
   row.usable_gib = number_cell(cell["job_usable_gib"]).value_or(0);
+  row.boundary = to_lower(cell["unit_basis"]) == "nominal_card_gb";
   if (row.usable_gib <= 0) {
     // "VRAM tier" rows: the nominal size in GB, as bytes.
     row.usable_gib = number_cell(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;

@@ -238,7 +238,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         if (job.mode == JobMode::serve && (!row.serving_engine || row.engine_eager)) {
           memory.cuda_graph_bytes = 0;
         }
-        const std::int64_t peak = estimate_job(model, params, job, memory).breakdown.total();
+        const JobEstimator estimator(model, params, memory);
+        const std::int64_t peak = estimator.estimate(job).breakdown.total();
         result.read_as = describe_job(job);
         if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
         if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
@@ -280,6 +281,15 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                 static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
           }
           result.floor_only = true;
+        }
+        if (row.boundary && !row.oom && job.mode != JobMode::serve && !result.floor_only) {
+          // The row's length is the longest that fit its tier: set trace's beside it.
+          result.measured_seq_len = job.seq_len;
+          result.longest_seq_len =
+              largest_fitting(estimator, job, JobKnob::seq_len, k_max_training_seq_len,
+                              budget_bytes(usable, a.memory.headroom_fraction));
+          result.seq_len_error = static_cast<double>(*result.longest_seq_len - job.seq_len) /
+                                 static_cast<double>(job.seq_len);
         }
       }
       result.planned = true;
@@ -330,6 +340,12 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
   board.error_rows = overall.error_rows;
   board.median_abs_rel_error = overall.median_abs_rel_error;
   board.p90_abs_rel_error = overall.p90_abs_rel_error;
+  std::vector<double> boundary_errors;
+  for (const RowResult& result : board.results) {
+    if (result.seq_len_error) boundary_errors.push_back(std::abs(*result.seq_len_error));
+  }
+  board.boundary_rows = static_cast<std::int64_t>(boundary_errors.size());
+  board.boundary_median_abs_error = nearest_rank_percentile(boundary_errors, 0.5);
   for (const auto& [name, results] : by_task) {
     Scoreboard::Task task;
     task.task = name;

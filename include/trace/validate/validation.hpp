@@ -38,6 +38,9 @@ struct MeasuredRow {
   /// job without optimizer state.
   bool optimizer_unknown = false;
   double usable_gib = 0;    ///< job_usable_gib: what a process can allocate on the card
+  /// unit_basis nominal_card_GB: the job is the longest sequence that fit a VRAM tier, so its
+  /// job_seq_len is a measured boundary (scored apart: RowResult::longest_seq_len).
+  bool boundary = false;
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
   bool oom = false;
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
@@ -97,6 +100,12 @@ struct RowResult {
   /// How trace read the row: the job (describe_job) or the engine's profile run, and the
   /// counter it compared with.
   std::string read_as;
+  /// A boundary row (MeasuredRow::boundary) of a training job: the longest sequence trace fits
+  /// on the tier at the row's batch (largest_fitting; 0: none), against the row's, and
+  /// (trace - measured) / measured.
+  std::optional<std::int64_t> longest_seq_len;
+  std::int64_t measured_seq_len = 0;
+  std::optional<double> seq_len_error;
 };
 
 struct Scoreboard {
@@ -110,6 +119,10 @@ struct Scoreboard {
   double median_abs_rel_error = 0;
   double p90_abs_rel_error = 0;
   std::vector<RowResult> results;
+  /// Boundary rows (longest sequence on a VRAM tier): how many were scored, and the median
+  /// |seq_len_error| over them. Not one of the four targets.
+  std::int64_t boundary_rows = 0;
+  double boundary_median_abs_error = 0;
   /// Per task: the same counts over that task's rows.
   struct Task {
     std::string task;

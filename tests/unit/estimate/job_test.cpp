@@ -15,6 +15,7 @@
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/validate/validation.hpp"
@@ -387,6 +388,46 @@ TEST_CASE("the validator scores a small CSV", "[validate]") {
   // = 0.007591 GiB against 0.0075 measured: +1.2%
   CHECK(board.median_abs_rel_error == Approx(8'150'656.0 / (0.0075 * 1073741824.0) - 1.0));
   CHECK(board.results[2].reason.find("org/none") != std::string::npos);
+}
+
+TEST_CASE("boundary rows set trace's longest sequence beside the measured one", "[validate]") {
+  // The tiny model on a 0.02 GiB "tier": the row says 4,096 tokens was the longest that fit.
+  // trace's answer is the boundary of its own verdict (peak + CUDA context within the budget).
+  const std::string csv =
+      "row_id,model_id,config_file,unit_basis,job_task,job_seq_len,job_batch,job_gpus,"
+      "job_sharding,job_tp,job_pp,job_grad_ckpt,job_attention,job_lora_rank,job_weights,"
+      "job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom\n"
+      "1,org/tiny,tiny.json,nominal_card_GB,full,4096,1,1,single,1,1,none,sdpa,,n/a,"
+      "mixed_fp32master,adamw,0.6,,0\n"
+      "2,org/tiny,tiny.json,nominal_card_GB,full,1,1,1,single,1,1,none,sdpa,,n/a,"
+      "mixed_fp32master,adamw,0.6,,1\n";
+  const trace::ValidationAssumptions a;
+  const std::vector<trace::MeasuredRow> rows = trace::parse_measured_csv(csv);
+  const trace::Scoreboard board = trace::validate_rows(
+      rows,
+      [](const trace::MeasuredRow&) -> std::optional<std::string> { return std::string(k_tiny); },
+      a);
+  REQUIRE(board.results.size() == 2);
+  const trace::RowResult& row = board.results[0];
+  REQUIRE(row.longest_seq_len);
+  CHECK(row.measured_seq_len == 4096);
+  const trace::ModelDescription model = trace::parse_model_config(k_tiny);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const std::int64_t budget = trace::budget_bytes(
+      static_cast<std::int64_t>(0.6 * 1073741824.0), a.memory.headroom_fraction);
+  const auto peak = [&](std::int64_t seq_len) {
+    trace::Job job = rows[0].job;  // the job as the validator read the row
+    job.seq_len = seq_len;
+    return trace::estimate_job(model, params, job, a.memory).breakdown.total() +
+           a.memory.cuda_context_bytes;
+  };
+  CHECK(peak(*row.longest_seq_len) <= budget);
+  CHECK(peak(*row.longest_seq_len + 1) > budget);
+  CHECK(*row.seq_len_error ==
+        Approx(static_cast<double>(*row.longest_seq_len - 4096) / 4096.0));
+  // A row that ran out of memory is no boundary.
+  CHECK_FALSE(board.results[1].longest_seq_len);
+  CHECK(board.boundary_rows == 1);
 }
 
 TEST_CASE("a CSV without the job columns is bad input", "[validate][bad_input]") {
