@@ -147,10 +147,11 @@ scoreboard are computed; the causes are what the rows and their sources say):
   recipe), 223, 235 and 236 (Unsloth notebooks: reserved memory over 60 variable-length steps,
   below trace's estimate even at the maximum length) are not explained, though the boundary
   rows below point the same way: on Unsloth's own long-context table (rows 174, 176, 180) trace
-  fits 22–26% more tokens than Unsloth did on every tier, so its per-token cost of Unsloth's
-  path (offloaded checkpoints, fused kernels) is about a fifth low, where for the Hugging Face +
-  FA2 baseline it is within 4% on the 16–80 GB tiers (rows 173, 175, 177–179; 19% short on
-  the 12 GB tier, row 172); 1016 (+69%) trains on
+  fits 7–11% more tokens than Unsloth did on every tier (22–26% before it counted the
+  residual-stream gradients of a layer's backward: memory.md, "Gradients in backward"), so its
+  per-token cost of Unsloth's path (offloaded checkpoints, fused kernels) is still low, where
+  for the Hugging Face + FA2 baseline it is within 4% on the 16–80 GB tiers (rows 173, 175,
+  177–179; 19% short on the 12 GB tier, row 172); 1016 (+69%) trains on
   LaTeX_OCR samples (an image of at most 1,024 tokens and a short formula, batches grouped by
   length), far shorter than the 2,048-token maximum trace plans.
 

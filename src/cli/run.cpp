@@ -245,6 +245,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "serving: prompt tokens per forward pass (chunked prefill; 0 = whole prompt)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
+  app.add_option("--backward-grads", a.backward_gradient_vectors,
+                 "training: hidden-sized gradients a layer's backward holds per token (its "
+                 "output's, the residual one between its branches, the branch's being added)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{64}));
   app.add_option("--sampler-bytes", a.sampler_bytes_per_logit,
                  "serving: bytes per logit the sampling step holds (vLLM's top-k/top-p sort)")
       ->capture_default_str()

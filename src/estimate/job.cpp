@@ -591,9 +591,16 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                          : a.logits_bytes_per_value;
   b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
                       job.tp);
+  // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
+  // one accumulated between its branches, the branch's being added), in the residual dtype.
+  const std::int64_t residual_gradients = ceil_div(
+      checked_product({a.backward_gradient_vectors, model.hidden_size, tokens, act + residual_extra},
+                      "the gradients in backward"),
+      job.tp);
   // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
   // the two, counted with the activations.
-  b.activations = checked_add(b.activations, std::max<std::int64_t>(0, eager_backward - b.logits));
+  b.activations = checked_add(
+      b.activations, std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
   // PyTorch's foreach AdamW (the default on CUDA) builds exp_avg_sq_sqrt, one state-sized
   // temporary, during the step, when activations and logits are already freed: the step peaks
   // above the forward pass when that temporary outweighs them. The excess counts with the

@@ -63,6 +63,10 @@ struct MemoryAssumptions {
   std::int64_t logits_bytes_vocab_parallel = 6;  ///< Megatron: bf16 logits 2 + their fp32 upcast 4
   std::int64_t softmax_bytes = 4;  ///< eager attention: the fp32 softmax output saved for backward
   std::int64_t dropout_mask_bytes = 1;  ///< a dropout mask (bool) per value, kept for backward
+  /// Hidden-sized gradients a decoder layer's backward holds at once, per token: the incoming
+  /// gradient of its output, the residual gradient accumulated between its two branches and the
+  /// branch gradient being added to it (docs/memory.md, "Activations").
+  std::int64_t backward_gradient_vectors = 3;
   // LoRA: frozen base in bf16, adapters trained in fp32 with AdamW.
   Dtype lora_base_dtype = Dtype::bf16;
   std::int64_t adapter_bytes_per_param = 16;  ///< fp32 weight 4 + gradient 4 + AdamW moments 8

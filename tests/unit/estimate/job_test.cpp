@@ -186,27 +186,57 @@ TEST_CASE("eager attention's backward holds three fp32 score tensors at the wide
   // The softmax backward of one layer: its saved fp32 output, the incoming gradient and the new
   // one, 3 x 4 = 12 bytes per score, 6 above the 6 the layer kept (fp32 softmax output + the
   // bf16 probabilities P.V saved): 6 x 131,072 scores (4 heads x 128 x 128 x 2 sequences) =
-  // 786,432 bytes. The loss's backward has freed the logits by then, so only what exceeds them
-  // counts; with Cut Cross-Entropy (no logits) all of it.
+  // 786,432 bytes. Beside them the layer's backward holds three hidden-sized gradients of the
+  // residual stream: 3 x 64 x 256 tokens x 2 bytes = 98,304. The loss's backward has freed the
+  // logits by then, so only what exceeds them counts; with Cut Cross-Entropy (no logits) all.
+  constexpr std::int64_t residual_gradients = 98'304;
   trace::Job job = full_job();
   job.attention = trace::AttentionImpl::eager;
   job.loss = trace::LossImpl::cut;
-  CHECK(estimate(job).breakdown.activations == 2'176 * 256 * 2 + 2 * 786'432 + 786'432);
+  CHECK(estimate(job).breakdown.activations ==
+        2'176 * 256 * 2 + 2 * 786'432 + 786'432 + residual_gradients);
   job.checkpointing = trace::Checkpointing::full;
-  CHECK(estimate(job).breakdown.activations == 1'280 * 256 * 2 + 786'432 + 786'432);
+  CHECK(estimate(job).breakdown.activations ==
+        1'280 * 256 * 2 + 786'432 + 786'432 + residual_gradients);
   // Selective checkpointing kept no scores and recomputes them: all 12 bytes per score.
   job.checkpointing = trace::Checkpointing::selective;
   const std::int64_t selective_eager = estimate(job).breakdown.activations;
   job.attention = trace::AttentionImpl::sdpa;
   CHECK(selective_eager - estimate(job).breakdown.activations == 12 * 131'072);
   // Unsloth's fused loss keeps the bf16 logits, 1,000 x 256 x 2 = 512,000 bytes, until the
-  // loss's backward: the softmax backward peaks 274,432 above them.
+  // loss's backward: the softmax backward and the residual gradients peak 372,736 above them.
   job.attention = trace::AttentionImpl::eager;
   job.checkpointing = trace::Checkpointing::full;
   job.loss = trace::LossImpl::fused;
   const trace::JobEstimate fused = estimate(job);
   CHECK(fused.breakdown.logits == 512'000);
-  CHECK(fused.breakdown.activations == 1'280 * 256 * 2 + 786'432 + (786'432 - 512'000));
+  CHECK(fused.breakdown.activations ==
+        1'280 * 256 * 2 + 786'432 + (786'432 + residual_gradients - 512'000));
+}
+
+TEST_CASE("a layer's backward holds three residual-stream gradients beyond the logits",
+          "[job]") {
+  // The tiny Llama (hidden 64), 256 tokens in bf16: the output's gradient, the residual
+  // gradient between attention and MLP, and the branch gradient being added: 3 x 64 x 256 x 2
+  // = 98,304 bytes while a layer runs backward. The loss's backward freed the logits first, so
+  // they count only above the logits: all of them without logits (Cut Cross-Entropy), none
+  // under the full loss (1,000 x 256 x 12 = 3,072,000 bytes of logits).
+  // Full checkpointing keeps 1,280 values per token with K and V repeated (the eager case
+  // above); flash-attn keeps them grouped, 2 x (4 - 2) x 16 = 64 fewer: 1,216.
+  trace::Job job = full_job();
+  job.checkpointing = trace::Checkpointing::full;
+  job.loss = trace::LossImpl::cut;
+  const trace::JobEstimate cut = estimate(job);
+  CHECK(cut.breakdown.logits == 0);
+  CHECK(cut.breakdown.activations == 1'216 * 256 * 2 + 98'304);
+  job.loss = trace::LossImpl::full;
+  const trace::JobEstimate full = estimate(job);
+  CHECK(full.breakdown.logits == 3'072'000);
+  CHECK(full.breakdown.activations == 1'216 * 256 * 2);
+  // fp32 training (4-byte activations): the gradients are fp32 too, 196,608 bytes.
+  job.loss = trace::LossImpl::cut;
+  job.precision = trace::Precision::fp32;
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 4 + 196'608);
 }
 
 TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
