@@ -593,10 +593,11 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                       job.tp);
   // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
   // one accumulated between its branches, the branch's being added), in the residual dtype.
-  const std::int64_t residual_gradients = ceil_div(
-      checked_product({a.backward_gradient_vectors, model.hidden_size, tokens, act + residual_extra},
-                      "the gradients in backward"),
-      job.tp);
+  const std::int64_t residual_gradients =
+      ceil_div(checked_product({a.backward_gradient_vectors, model.hidden_size, tokens,
+                                act + residual_extra},
+                               "the gradients in backward"),
+               job.tp);
   // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
   // the two, counted with the activations.
   b.activations = checked_add(
