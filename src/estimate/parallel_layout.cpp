@@ -25,10 +25,8 @@ std::optional<std::string> attention_problem(const Attention& attention, std::in
     return fmt::format("its {} KV heads are not divisible by {}", kv, tp);
   }
   if (kv < tp && tp % kv != 0) {
-    return fmt::format(
-        "{} is not a multiple of its {} KV heads (each is replicated on {} / {} "
-        "ranks)",
-        tp, kv, tp, kv);
+    return fmt::format("{} is not a multiple of its {} KV heads (each replicated on {} / {} ranks)",
+                       tp, kv, tp, kv);
   }
   return std::nullopt;
 }

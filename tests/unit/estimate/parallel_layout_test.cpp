@@ -37,7 +37,7 @@ TEST_CASE("tensor parallelism splits GQA heads, replicating KV heads past their 
   CHECK(trace::tensor_parallel_sizes(qwen, 64) == Sizes{1, 2, 4, 8, 40});
   CHECK(problem_text(qwen, 5) == "decoder layer 0: its 8 KV heads are not divisible by 5");
   CHECK(problem_text(qwen, 20) ==
-        "decoder layer 0: 20 is not a multiple of its 8 KV heads (each is replicated on 20 / 8 "
+        "decoder layer 0: 20 is not a multiple of its 8 KV heads (each replicated on 20 / 8 "
         "ranks)");
 }
 
