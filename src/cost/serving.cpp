@@ -14,8 +14,6 @@ namespace trace {
 
 namespace {
 
-constexpr std::int64_t k_max_concurrency = 1LL << 20;
-
 // Routed-expert parameters per MoE layer with its (experts, top_k), text path only.
 struct MoeLayer {
   double routed_params = 0;

@@ -151,7 +151,10 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
 
 std::int64_t largest_fitting(const JobEstimator& estimator, Job job, JobKnob knob,
                              std::int64_t limit, std::int64_t budget_bytes) {
-  std::int64_t& value = knob == JobKnob::batch ? job.batch : job.seq_len;
+  std::int64_t& value = knob == JobKnob::batch         ? job.batch
+                        : knob == JobKnob::seq_len     ? job.seq_len
+                        : knob == JobKnob::concurrency ? job.concurrency
+                                                       : job.context;
   const std::int64_t given = value;
   const auto too_big = [&](std::int64_t v) {
     if (v > limit) return true;

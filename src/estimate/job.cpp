@@ -171,8 +171,8 @@ void validate_job(const Job& job) {
   check(job.tp, 1LL << 10, "--tp");
   check(job.pp, 1LL << 10, "--pp");
   check(job.ep, 1LL << 16, "--ep");
-  check(job.context, 1LL << 27, "--context");
-  check(job.concurrency, 1LL << 20, "--concurrency");
+  check(job.context, k_max_context_tokens, "--context");
+  check(job.concurrency, k_max_concurrency, "--concurrency");
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
     check(job.lora_rank, 1LL << 16, "--lora-rank");
   }

@@ -294,6 +294,9 @@ std::string render_json(const Report& report) {
       estimate["job_budget_bytes"] = v.budget_bytes;
       if (v.max_batch) estimate["max_batch"] = *v.max_batch;
       if (v.max_seq_len) estimate["max_seq_len"] = *v.max_seq_len;
+      // (max_concurrency / max_context above are the card table's: one card, the assumptions)
+      if (v.max_concurrency) estimate["job_max_concurrency"] = *v.max_concurrency;
+      if (v.max_context) estimate["job_max_context"] = *v.max_context;
     }
     if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
   }
@@ -350,6 +353,8 @@ std::string render_check_json(const Report& report) {
   Json with_limits = out;
   if (v.max_batch) with_limits["max_batch"] = *v.max_batch;
   if (v.max_seq_len) with_limits["max_seq_len"] = *v.max_seq_len;
+  if (v.max_concurrency) with_limits["max_concurrency"] = *v.max_concurrency;
+  if (v.max_context) with_limits["max_context"] = *v.max_context;
   return with_limits.dump(2) + "\n";
 }
 

@@ -415,17 +415,30 @@ std::string job_line(const Report& report) {
 }
 
 std::string job_limits_line(const Report& report) {
-  if (!report.job || !report.job->max_batch || !report.job->max_seq_len) return "";
+  if (!report.job) return "";
   const JobVerdict& v = *report.job;
   const auto count = [](std::int64_t n, const char* unit) {
     return n == 0 ? std::string("none") : fmt::format("{}{}", group_digits(n), unit);
   };
-  std::string line = fmt::format(
-      "On {} x {}: largest batch at {} tokens: {}; longest sequence at batch {}: {}", v.job.gpus,
-      v.gpu, group_digits(v.job.seq_len), count(*v.max_batch, ""), group_digits(v.job.batch),
-      count(*v.max_seq_len, " tokens"));
+  std::string line;
+  std::int64_t tokens = 0;  // the longest length found, set against the model's positions
+  if (v.max_batch && v.max_seq_len) {
+    line = fmt::format(
+        "On {} x {}: largest batch at {} tokens: {}; longest sequence at batch {}: {}", v.job.gpus,
+        v.gpu, group_digits(v.job.seq_len), count(*v.max_batch, ""), group_digits(v.job.batch),
+        count(*v.max_seq_len, " tokens"));
+    tokens = *v.max_seq_len;
+  } else if (v.max_concurrency && v.max_context) {
+    line = fmt::format(
+        "On {} x {}: most requests at {} tokens: {}; longest context at {} request(s): {}",
+        v.job.gpus, v.gpu, group_digits(v.job.context), count(*v.max_concurrency, ""),
+        group_digits(v.job.concurrency), count(*v.max_context, " tokens"));
+    tokens = *v.max_context;
+  } else {
+    return "";
+  }
   if (report.model.max_position_embeddings > 0 &&
-      *v.max_seq_len > report.model.max_position_embeddings) {
+      tokens > report.model.max_position_embeddings) {
     line += fmt::format(" (memory allows more than the model's {} positions)",
                         group_digits(report.model.max_position_embeddings));
   }

@@ -180,6 +180,11 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
                                             card.budget_bytes);
         verdict.max_seq_len = largest_fitting(estimator, job, JobKnob::seq_len,
                                               k_max_training_seq_len, card.budget_bytes);
+      } else {
+        verdict.max_concurrency = largest_fitting(estimator, job, JobKnob::concurrency,
+                                                  k_max_concurrency, card.budget_bytes);
+        verdict.max_context = largest_fitting(estimator, job, JobKnob::context,
+                                              k_max_context_tokens, card.budget_bytes);
       }
     }
     report.job = verdict;

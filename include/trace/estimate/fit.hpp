@@ -80,9 +80,9 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
                                                   std::int64_t budget_bytes,
                                                   std::int64_t* peak_bytes = nullptr);
 
-/// A training job's knob that a card bounds: its micro-batch (at its sequence length) or its
-/// sequence length (at its micro-batch).
-enum class JobKnob { batch, seq_len };
+/// A job's knob that a card bounds, every other setting held: a training job's micro-batch or
+/// sequence length, a serve job's concurrent requests or context per request.
+enum class JobKnob { batch, seq_len, concurrency, context };
 
 /// The largest value of `knob` (1..limit, every other setting as `job` says) with which the
 /// job's per-GPU peak plus the estimator's CUDA context stays within `budget_bytes`; 0 when

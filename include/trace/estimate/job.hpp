@@ -159,6 +159,9 @@ struct JobEstimate {
 /// The largest --seq-len and --batch a job may ask for.
 inline constexpr std::int64_t k_max_training_seq_len = 1LL << 27;
 inline constexpr std::int64_t k_max_training_batch = 1LL << 20;
+/// The largest --concurrency and --context a serve job may ask for.
+inline constexpr std::int64_t k_max_concurrency = 1LL << 20;
+inline constexpr std::int64_t k_max_context_tokens = 1LL << 27;
 
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);

@@ -60,6 +60,10 @@ struct JobVerdict {
   /// and the longest sequence at its micro-batch that fit the budget (0: none; largest_fitting).
   std::optional<std::int64_t> max_batch;
   std::optional<std::int64_t> max_seq_len;
+  /// A serve job checked against a card: the most concurrent requests at its context and the
+  /// longest context at its concurrency that fit, on its GPUs (0: none).
+  std::optional<std::int64_t> max_concurrency;
+  std::optional<std::int64_t> max_context;
 };
 
 struct Report {

@@ -448,6 +448,15 @@ TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
   REQUIRE(qlora_longest > 1);
   CHECK(lora_at(qlora_longest).exit_code == trace::cli::k_exit_ok);
   CHECK(lora_at(qlora_longest + 1).exit_code == trace::cli::k_exit_does_not_fit);
+  // A serve check says the most requests at its context: the point where --concurrency flips.
+  const auto serve_at = [&](std::int64_t requests) {
+    return run({"check", k_llama, "--gpu", "l4", "--mode", "serve", "--concurrency",
+                std::to_string(requests), "--json"});
+  };
+  const std::int64_t most = nlohmann::json::parse(serve_at(1).out)["max_concurrency"];
+  REQUIRE(most > 1);
+  CHECK(serve_at(most).exit_code == trace::cli::k_exit_ok);
+  CHECK(serve_at(most + 1).exit_code == trace::cli::k_exit_does_not_fit);
   // Bad job flags are bad input.
   CHECK(run({"check", k_llama, "--gpu", "t4", "--mode", "full", "--optimizer", "rmsprop"})
             .exit_code == trace::cli::k_exit_bad_input);

@@ -139,40 +139,54 @@ TEST_CASE("fit_cards: with a training job, sharded counts come from the job esti
   CHECK(*trace::sharded_peak_bytes(estimator, job, n - 1) > card.budget_bytes);
 }
 
-TEST_CASE("largest_fitting: the longest sequence and the largest batch a card holds",
-          "[fit]") {
+namespace {
+
+// largest_fitting's answer for `knob` must be a boundary of the estimate itself: the value
+// fits `budget` (peak + CUDA context), one more does not. Returns the value.
+std::int64_t checked_boundary(const trace::JobEstimator& estimator, const trace::Job& job,
+                              trace::JobKnob knob, std::int64_t limit, std::int64_t budget) {
+  const std::int64_t value = trace::largest_fitting(estimator, job, knob, limit, budget);
+  const auto peak_at = [&](std::int64_t v) {
+    trace::Job at = job;
+    std::int64_t& knob_value = knob == trace::JobKnob::batch         ? at.batch
+                               : knob == trace::JobKnob::seq_len     ? at.seq_len
+                               : knob == trace::JobKnob::concurrency ? at.concurrency
+                                                                     : at.context;
+    knob_value = v;
+    return estimator.estimate(at).breakdown.total() +
+           estimator.assumptions().cuda_context_bytes;
+  };
+  if (value > 0) CHECK(peak_at(value) <= budget);
+  if (value < limit) CHECK(peak_at(value + 1) > budget);
+  return value;
+}
+
+}  // namespace
+
+TEST_CASE("largest_fitting: how far a card reaches for training and serving jobs", "[fit]") {
   const Llama8B llama;
   const trace::JobEstimator estimator(llama.model, llama.params, llama.assumptions);
-  const std::int64_t context = llama.assumptions.cuda_context_bytes;
-  const auto peak = [&](trace::Job job) {
-    return estimator.estimate(job).breakdown.total() + context;
-  };
-  trace::Job job;
-  job.mode = trace::JobMode::lora;
-  job.checkpointing = trace::Checkpointing::full;
-  job.seq_len = 2048;
-  job.batch = 1;
-  // An 80 GiB budget: the answers are boundaries of the estimate itself (the value fits, one
-  // more does not), found from the job's own value.
+  // LoRA with checkpointing on an 80 GiB budget; the search starts from the job's own value.
+  trace::Job lora;
+  lora.mode = trace::JobMode::lora;
+  lora.checkpointing = trace::Checkpointing::full;
+  lora.seq_len = 2048;
   const std::int64_t budget = 80LL << 30;
-  const std::int64_t batch = trace::largest_fitting(estimator, job, trace::JobKnob::batch,
-                                                    trace::k_max_training_batch, budget);
-  REQUIRE(batch > 1);
-  trace::Job at = job;
-  at.batch = batch;
-  CHECK(peak(at) <= budget);
-  at.batch = batch + 1;
-  CHECK(peak(at) > budget);
-  const std::int64_t tokens = trace::largest_fitting(estimator, job, trace::JobKnob::seq_len,
-                                                     trace::k_max_training_seq_len, budget);
-  REQUIRE(tokens > 2048);
-  at = job;
-  at.seq_len = tokens;
-  CHECK(peak(at) <= budget);
-  at.seq_len = tokens + 1;
-  CHECK(peak(at) > budget);
+  CHECK(checked_boundary(estimator, lora, trace::JobKnob::batch, trace::k_max_training_batch,
+                         budget) > 1);
+  CHECK(checked_boundary(estimator, lora, trace::JobKnob::seq_len,
+                         trace::k_max_training_seq_len, budget) > 2048);
   // Below the 15 GiB of bf16 weights nothing fits; the caps bound a budget nothing exhausts.
-  CHECK(trace::largest_fitting(estimator, job, trace::JobKnob::batch,
+  CHECK(trace::largest_fitting(estimator, lora, trace::JobKnob::batch,
                                trace::k_max_training_batch, 10LL << 30) == 0);
-  CHECK(trace::largest_fitting(estimator, job, trace::JobKnob::batch, 3, budget) == 3);
+  CHECK(trace::largest_fitting(estimator, lora, trace::JobKnob::batch, 3, budget) == 3);
+  // Serving on 40 GiB: 16 GB of weights leave room for a few dozen 4,096-token requests
+  // (512 MiB of KV each) and for one request far longer than 4,096 tokens.
+  trace::Job serve;
+  serve.mode = trace::JobMode::serve;
+  serve.context = 4096;
+  CHECK(checked_boundary(estimator, serve, trace::JobKnob::concurrency,
+                         trace::k_max_concurrency, 40LL << 30) > 10);
+  CHECK(checked_boundary(estimator, serve, trace::JobKnob::context,
+                         trace::k_max_context_tokens, 40LL << 30) > 4096);
 }
