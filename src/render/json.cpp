@@ -1,6 +1,7 @@
 // JSON contract "trace.plan/1": scripts and checks read these keys; add freely, rename nothing.
 #include <nlohmann/json.hpp>
 
+#include "breakdown_json.hpp"
 #include "trace/checked_math.hpp"
 #include "trace/dtype.hpp"
 #include "trace/render/checkpoint.hpp"
@@ -21,12 +22,6 @@ const char* position_name(PositionKind kind) {
     case PositionKind::none: return "none";
   }
   return "none";
-}
-
-Json breakdown_json(const MemoryBreakdown& b) {
-  return {{"weights", b.weights},         {"gradients", b.gradients}, {"optimizer", b.optimizer},
-          {"activations", b.activations}, {"logits", b.logits},       {"kv_cache", b.kv_cache},
-          {"ssm_state", b.ssm_state},     {"overhead", b.overhead}};
 }
 
 Json mode_json(const ModeMemory& mode) {

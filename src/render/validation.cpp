@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "breakdown_json.hpp"
 #include "trace/csv.hpp"
 #include "trace/render/render.hpp"
 
@@ -65,6 +66,7 @@ std::string render_scoreboard_json(const Scoreboard& board) {
       item["predicted_fit"] = row.predicted_fit;
       if (row.floor_only) item["floor_only"] = true;
       item["read_as"] = row.read_as;
+      if (row.breakdown) item["breakdown"] = breakdown_json(*row.breakdown);
     }
     if (row.measured_gib) item["measured_gib"] = *row.measured_gib;
     if (row.relative_error) item["relative_error"] = *row.relative_error;

@@ -200,12 +200,15 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         // The profile runs before the engine captures its CUDA graphs: the KV pool it logs was
         // sized without them.
         engine_memory.cuda_graph_bytes = 0;
-        const MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
+        MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
         const std::int64_t weights = run.weights;
         const std::int64_t activation = run.activations;
         if (row.task == "activation_only") {
           result.estimate_gib = static_cast<double>(activation) / k_gib_f;
           result.predicted_fit = weights + activation <= usable;
+          // the profile runs before any cache exists: weights and its activation peak
+          run.kv_cache = run.ssm_state = run.overhead = 0;
+          result.breakdown = run;
         } else {
           const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
                                                         static_cast<double>(usable));
@@ -219,6 +222,11 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                               engine_memory.conv_state_bytes, kv_split);
           result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
           result.predicted_fit = kv_pool >= per_sequence;
+          // the pool the engine is left for its caches (KV and SSM state alike)
+          run.kv_cache = std::max<std::int64_t>(kv_pool, 0);
+          run.ssm_state = 0;
+          run.overhead = non_torch;
+          result.breakdown = run;
           // Compared with the KV pool the engine logged.
           result.measured_gib = row.kv_cache_gib;
           if (!result.measured_gib && row.kv_tokens) {
@@ -239,7 +247,8 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           memory.cuda_graph_bytes = 0;
         }
         const JobEstimator estimator(model, params, memory);
-        const std::int64_t peak = estimator.estimate(job).breakdown.total();
+        result.breakdown = estimator.estimate(job).breakdown;
+        const std::int64_t peak = result.breakdown->total();
         result.read_as = describe_job(job);
         if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
         if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";

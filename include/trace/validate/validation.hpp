@@ -100,6 +100,11 @@ struct RowResult {
   /// How trace read the row: the job (describe_job) or the engine's profile run, and the
   /// counter it compared with.
   std::string read_as;
+  /// The per-GPU terms behind estimate_gib, as the estimator allocates them (no CUDA context,
+  /// no reserve): the job's; an engine row's profile run (weights, activations), with a
+  /// kv_capacity row's predicted cache pool as kv_cache and the engine's non-torch memory as
+  /// overhead.
+  std::optional<MemoryBreakdown> breakdown;
   /// A boundary row (MeasuredRow::boundary) of a training job: the longest sequence trace fits
   /// on the tier at the row's batch (largest_fitting; 0: none), against the row's, and
   /// (trace - measured) / measured.

@@ -18,6 +18,7 @@
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
 #include "trace/validate/validation.hpp"
 
 namespace {
@@ -417,6 +418,11 @@ TEST_CASE("the validator scores a small CSV", "[validate]") {
   // 2, on 2 x 2 x 64 + the final 64 = 320 values per token, + 327,680 = 8,150,656 bytes
   // = 0.007591 GiB against 0.0075 measured: +1.2%
   CHECK(board.median_abs_rel_error == Approx(8'150'656.0 / (0.0075 * 1073741824.0) - 1.0));
+  // The row keeps the terms behind its estimate (allocated, no CUDA context): they add up to it.
+  REQUIRE(board.results[0].breakdown);
+  CHECK(board.results[0].breakdown->total() == 8'150'656);
+  const nlohmann::json scored = nlohmann::json::parse(trace::render_scoreboard_json(board));
+  CHECK(scored["results"][0]["breakdown"]["weights"] == board.results[0].breakdown->weights);
   CHECK(board.results[2].reason.find("org/none") != std::string::npos);
 }
 
