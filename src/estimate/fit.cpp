@@ -96,10 +96,9 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
     if (budget_bytes < fixed_bytes) return false;
     return per_request <= (budget_bytes - fixed_bytes) / concurrency;
   };
-  constexpr std::int64_t k_max_context = 1LL << 27;
   if (!fits(1)) return 0;
-  if (fits(k_max_context)) return k_max_context;
-  std::int64_t low = 1, high = k_max_context;  // fits(low), !fits(high)
+  if (fits(k_max_context_tokens)) return k_max_context_tokens;
+  std::int64_t low = 1, high = k_max_context_tokens;  // fits(low), !fits(high)
   while (high - low > 1) {
     const std::int64_t mid = low + (high - low) / 2;
     (fits(mid) ? low : high) = mid;
@@ -149,12 +148,19 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
   return answer;
 }
 
+std::int64_t& knob_value(Job& job, JobKnob knob) {
+  switch (knob) {
+    case JobKnob::batch: return job.batch;
+    case JobKnob::seq_len: return job.seq_len;
+    case JobKnob::concurrency: return job.concurrency;
+    case JobKnob::context: return job.context;
+  }
+  return job.context;
+}
+
 std::int64_t largest_fitting(const JobEstimator& estimator, Job job, JobKnob knob,
                              std::int64_t limit, std::int64_t budget_bytes) {
-  std::int64_t& value = knob == JobKnob::batch         ? job.batch
-                        : knob == JobKnob::seq_len     ? job.seq_len
-                        : knob == JobKnob::concurrency ? job.concurrency
-                                                       : job.context;
+  std::int64_t& value = knob_value(job, knob);
   const std::int64_t given = value;
   const auto too_big = [&](std::int64_t v) {
     if (v > limit) return true;

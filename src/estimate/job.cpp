@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "checkpoint_layout.hpp"
@@ -193,6 +194,9 @@ struct JobEstimator::Cache {
   std::map<std::int64_t, std::vector<LayerActivation>> layers;
   std::map<LoraTargets, DropoutInputs> dropout_inputs;
   std::map<std::pair<QuantFormat, bool>, BitsandbytesBase> bitsandbytes_bases;
+  // The layout checks depend on the model alone: walk its layers once, and each --tp once.
+  std::optional<StageAndExpertLimits> stage_limits;
+  std::set<std::int64_t> splitting_tp;
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -211,7 +215,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   const MemoryAssumptions& a = assumptions_;
   Cache& cache = *cache_;
   validate_job(job);
-  require_parallel_layout(model, job);
+  if (!cache.splitting_tp.contains(job.tp)) {
+    require_tensor_parallel(model, job.tp, "--tp");
+    cache.splitting_tp.insert(job.tp);
+  }
+  if (!cache.stage_limits) cache.stage_limits = stage_and_expert_limits(model);
+  require_stage_and_expert_layout(*cache.stage_limits, job);
   if (job.freeze_vision && params.vision == 0) {
     throw ConfigError("--freeze-vision: this model has no vision tower to freeze");
   }

@@ -82,32 +82,34 @@ void require_tensor_parallel(const ModelDescription& model, std::int64_t tp, con
       flag, tp, *problem, fmt::join(tensor_parallel_sizes(model, 64), ", ")));
 }
 
-void require_parallel_layout(const ModelDescription& model, const Job& job) {
-  require_tensor_parallel(model, job.tp, "--tp");
-  std::int64_t layers = 0;
-  std::int64_t experts_gcd = 0;  // of every MoE layer's routed experts; 0: no MoE layer
+StageAndExpertLimits stage_and_expert_limits(const ModelDescription& model) {
+  StageAndExpertLimits limits;
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
-    layers += static_cast<std::int64_t>(stack.blocks.size());
+    limits.layers += static_cast<std::int64_t>(stack.blocks.size());
     for (const Block& block : stack.blocks) {
-      if (block.moe) experts_gcd = std::gcd(experts_gcd, block.moe->num_experts);
+      if (block.moe) limits.experts_gcd = std::gcd(limits.experts_gcd, block.moe->num_experts);
     }
   }
-  if (job.pp > layers) {
+  return limits;
+}
+
+void require_stage_and_expert_layout(const StageAndExpertLimits& limits, const Job& job) {
+  if (job.pp > limits.layers) {
     throw ConfigError(fmt::format(
         "--pp {} asks for more pipeline stages than the model's {} layers; use at most {}", job.pp,
-        layers, layers));
+        limits.layers, limits.layers));
   }
   if (job.ep <= 1) return;
-  if (experts_gcd == 0) {
+  if (limits.experts_gcd == 0) {
     throw ConfigError(
         fmt::format("--ep {}: the model has no routed experts to split; leave --ep at 1", job.ep));
   }
-  if (experts_gcd % job.ep != 0) {
+  if (limits.experts_gcd % job.ep != 0) {
     throw ConfigError(fmt::format(
         "--ep {} does not divide the {} routed experts of an MoE layer (each rank holds whole "
         "experts)",
-        job.ep, experts_gcd));
+        job.ep, limits.experts_gcd));
   }
   const std::int64_t stage_ranks = job.gpus / job.pp;  // tp x data-parallel
   if (stage_ranks % job.ep != 0) {
@@ -116,6 +118,11 @@ void require_parallel_layout(const ModelDescription& model, const Job& job) {
         "expert parallelism spreads over",
         job.ep, stage_ranks, job.gpus, job.pp));
   }
+}
+
+void require_parallel_layout(const ModelDescription& model, const Job& job) {
+  require_tensor_parallel(model, job.tp, "--tp");
+  require_stage_and_expert_layout(stage_and_expert_limits(model), job);
 }
 
 }  // namespace trace

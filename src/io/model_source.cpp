@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "trace/error.hpp"
 #include "trace/text_match.hpp"

@@ -414,35 +414,44 @@ std::string job_line(const Report& report) {
   return line;
 }
 
+namespace {
+
+// " (memory allows more than the model's N positions)" when a length found in memory passes
+// the model's max_position_embeddings, else "".
+std::string beyond_positions(const Report& report, std::int64_t tokens) {
+  const std::int64_t positions = report.model.max_position_embeddings;
+  if (positions <= 0 || tokens <= positions) return "";
+  return fmt::format(" (memory allows more than the model's {} positions)",
+                     group_digits(positions));
+}
+
+}  // namespace
+
 std::string job_limits_line(const Report& report) {
   if (!report.job) return "";
   const JobVerdict& v = *report.job;
   const auto count = [](std::int64_t n, const char* unit) {
     return n == 0 ? std::string("none") : fmt::format("{}{}", group_digits(n), unit);
   };
-  std::string line;
-  std::int64_t tokens = 0;  // the longest length found, set against the model's positions
+  // "On 2 x l4: <most> at <tokens> tokens: <n>; <longest> at <count>: <m> tokens"
+  const auto line = [&](const char* most, std::int64_t tokens, std::int64_t most_value,
+                        const std::string& longest_at, std::int64_t longest_value) {
+    return fmt::format("On {} x {}: {} at {} tokens: {}; {}: {}", v.job.gpus, v.gpu, most,
+                       group_digits(tokens), count(most_value, ""), longest_at,
+                       count(longest_value, " tokens")) +
+           beyond_positions(report, longest_value);
+  };
   if (v.max_batch && v.max_seq_len) {
-    line = fmt::format(
-        "On {} x {}: largest batch at {} tokens: {}; longest sequence at batch {}: {}", v.job.gpus,
-        v.gpu, group_digits(v.job.seq_len), count(*v.max_batch, ""), group_digits(v.job.batch),
-        count(*v.max_seq_len, " tokens"));
-    tokens = *v.max_seq_len;
-  } else if (v.max_concurrency && v.max_context) {
-    line = fmt::format(
-        "On {} x {}: most requests at {} tokens: {}; longest context at {} request(s): {}",
-        v.job.gpus, v.gpu, group_digits(v.job.context), count(*v.max_concurrency, ""),
-        group_digits(v.job.concurrency), count(*v.max_context, " tokens"));
-    tokens = *v.max_context;
-  } else {
-    return "";
+    return line("largest batch", v.job.seq_len, *v.max_batch,
+                fmt::format("longest sequence at batch {}", group_digits(v.job.batch)),
+                *v.max_seq_len);
   }
-  if (report.model.max_position_embeddings > 0 &&
-      tokens > report.model.max_position_embeddings) {
-    line += fmt::format(" (memory allows more than the model's {} positions)",
-                        group_digits(report.model.max_position_embeddings));
+  if (v.max_concurrency && v.max_context) {
+    return line("most requests", v.job.context, *v.max_concurrency,
+                fmt::format("longest context at {} request(s)", group_digits(v.job.concurrency)),
+                *v.max_context);
   }
-  return line;
+  return "";
 }
 
 std::string context_line(const Report& report) {
@@ -452,12 +461,7 @@ std::string context_line(const Report& report) {
                                  report.cards.front().id, group_digits(concurrency));
   if (report.longest_context == 0) return line + "none (the weights leave no room for KV)";
   line += fmt::format("{} tokens", group_digits(report.longest_context));
-  if (report.model.max_position_embeddings > 0 &&
-      report.longest_context > report.model.max_position_embeddings) {
-    line += fmt::format(" (memory allows more than the model's {} positions)",
-                        group_digits(report.model.max_position_embeddings));
-  }
-  return line;
+  return line + beyond_positions(report, report.longest_context);
 }
 
 std::string concurrency_line(const Report& report) {

@@ -73,7 +73,7 @@ std::string render_scoreboard_json(const Scoreboard& board) {
     if (row.longest_seq_len) {
       item["measured_seq_len"] = row.measured_seq_len;
       item["longest_seq_len"] = *row.longest_seq_len;
-      item["seq_len_error"] = row.seq_len_error.value_or(0);
+      item["seq_len_error"] = row.seq_len_error().value_or(0);
     }
     results.push_back(item);
   }
@@ -163,7 +163,7 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
       if (!row.longest_seq_len) continue;
       out += fmt::format("| {} | {} | {} | {} | {:+.1f}% | {} |\n", row.row_id, row.model_id,
                          group_digits(row.measured_seq_len), group_digits(*row.longest_seq_len),
-                         100 * row.seq_len_error.value_or(0), row.read_as);
+                         100 * row.seq_len_error().value_or(0), row.read_as);
     }
   }
   out += "\n### Every row\n\n| row | task | model | measured GiB | trace GiB | error | ran? | trace says | read as |\n";

@@ -297,8 +297,6 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
           result.longest_seq_len =
               largest_fitting(estimator, job, JobKnob::seq_len, k_max_training_seq_len,
                               budget_bytes(usable, a.memory.headroom_fraction));
-          result.seq_len_error = static_cast<double>(*result.longest_seq_len - job.seq_len) /
-                                 static_cast<double>(job.seq_len);
         }
       }
       result.planned = true;
@@ -351,7 +349,9 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
   board.p90_abs_rel_error = overall.p90_abs_rel_error;
   std::vector<double> boundary_errors;
   for (const RowResult& result : board.results) {
-    if (result.seq_len_error) boundary_errors.push_back(std::abs(*result.seq_len_error));
+    if (const std::optional<double> error = result.seq_len_error()) {
+      boundary_errors.push_back(std::abs(*error));
+    }
   }
   board.boundary_rows = static_cast<std::int64_t>(boundary_errors.size());
   board.boundary_median_abs_error = nearest_rank_percentile(boundary_errors, 0.5);

@@ -84,6 +84,9 @@ std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator,
 /// sequence length, a serve job's concurrent requests or context per request.
 enum class JobKnob { batch, seq_len, concurrency, context };
 
+/// The field of `job` that `knob` names.
+std::int64_t& knob_value(Job& job, JobKnob knob);
+
 /// The largest value of `knob` (1..limit, every other setting as `job` says) with which the
 /// job's per-GPU peak plus the estimator's CUDA context stays within `budget_bytes`; 0 when
 /// not even 1 does. The peak grows with both knobs, so the answer is a boundary: value fits,

@@ -27,10 +27,21 @@ std::vector<std::int64_t> tensor_parallel_sizes(const ModelDescription& model, s
 /// that can.
 void require_tensor_parallel(const ModelDescription& model, std::int64_t tp, const char* flag);
 
-/// Throws ConfigError naming the flag when the job's layout cannot split the model: a --tp that
-/// does not split the heads (require_tensor_parallel); more pipeline stages (--pp) than text
-/// layers; --ep > 1 on a model without routed experts, or one that does not divide every MoE
-/// layer's experts or the tp x data-parallel ranks of a pipeline stage it spreads over.
+/// What the pipeline and expert checks need of a model: its text layers and the greatest
+/// common divisor of its MoE layers' routed experts (0: no MoE layer). One walk of the layers.
+struct StageAndExpertLimits {
+  std::int64_t layers = 0;
+  std::int64_t experts_gcd = 0;
+};
+StageAndExpertLimits stage_and_expert_limits(const ModelDescription& model);
+
+/// Throws ConfigError naming the flag for more pipeline stages (--pp) than text layers, or an
+/// --ep > 1 on a model without routed experts, or one that does not divide every MoE layer's
+/// experts or the tp x data-parallel ranks of a pipeline stage it spreads over.
+void require_stage_and_expert_layout(const StageAndExpertLimits& limits, const Job& job);
+
+/// Both checks: a --tp that does not split the heads (require_tensor_parallel), then
+/// require_stage_and_expert_layout.
 void require_parallel_layout(const ModelDescription& model, const Job& job);
 
 }  // namespace trace

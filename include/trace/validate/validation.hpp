@@ -106,11 +106,15 @@ struct RowResult {
   /// overhead.
   std::optional<MemoryBreakdown> breakdown;
   /// A boundary row (MeasuredRow::boundary) of a training job: the longest sequence trace fits
-  /// on the tier at the row's batch (largest_fitting; 0: none), against the row's, and
-  /// (trace - measured) / measured.
+  /// on the tier at the row's batch (largest_fitting; 0: none), against the row's.
   std::optional<std::int64_t> longest_seq_len;
   std::int64_t measured_seq_len = 0;
-  std::optional<double> seq_len_error;
+  /// (trace - measured) / measured for a boundary row.
+  std::optional<double> seq_len_error() const {
+    if (!longest_seq_len || measured_seq_len <= 0) return std::nullopt;
+    return static_cast<double>(*longest_seq_len - measured_seq_len) /
+           static_cast<double>(measured_seq_len);
+  }
 };
 
 struct Scoreboard {

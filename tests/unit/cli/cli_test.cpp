@@ -4,6 +4,7 @@
 // an empty folder so the real ~/.cache is never read.
 #include <cstdint>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
+#include "trace/render/render.hpp"
 #include "trace/version.hpp"
 
 namespace {
@@ -448,6 +450,11 @@ TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
   REQUIRE(qlora_longest > 1);
   CHECK(lora_at(qlora_longest).exit_code == trace::cli::k_exit_ok);
   CHECK(lora_at(qlora_longest + 1).exit_code == trace::cli::k_exit_does_not_fit);
+  // The plan prints the same limits under its job line.
+  const CliResult plan = run({k_llama, "--gpu", "l4", "--mode", "qlora"});
+  CHECK(contains(plan.out, fmt::format("On 1 x l4: largest batch at 2,048 tokens: none; longest "
+                                       "sequence at batch 1: {} tokens\n",
+                                       trace::group_digits(qlora_longest))));
   // A serve check says the most requests at its context: the point where --concurrency flips.
   const auto serve_at = [&](std::int64_t requests) {
     return run({"check", k_llama, "--gpu", "l4", "--mode", "serve", "--concurrency",

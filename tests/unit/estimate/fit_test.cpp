@@ -148,11 +148,7 @@ std::int64_t checked_boundary(const trace::JobEstimator& estimator, const trace:
   const std::int64_t value = trace::largest_fitting(estimator, job, knob, limit, budget);
   const auto peak_at = [&](std::int64_t v) {
     trace::Job at = job;
-    std::int64_t& knob_value = knob == trace::JobKnob::batch         ? at.batch
-                               : knob == trace::JobKnob::seq_len     ? at.seq_len
-                               : knob == trace::JobKnob::concurrency ? at.concurrency
-                                                                     : at.context;
-    knob_value = v;
+    trace::knob_value(at, knob) = v;
     return estimator.estimate(at).breakdown.total() +
            estimator.assumptions().cuda_context_bytes;
   };

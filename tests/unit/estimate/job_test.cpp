@@ -459,7 +459,7 @@ TEST_CASE("boundary rows set trace's longest sequence beside the measured one", 
   };
   CHECK(peak(*row.longest_seq_len) <= budget);
   CHECK(peak(*row.longest_seq_len + 1) > budget);
-  CHECK(*row.seq_len_error ==
+  CHECK(*row.seq_len_error() ==
         Approx(static_cast<double>(*row.longest_seq_len - 4096) / 4096.0));
   // A row that ran out of memory is no boundary.
   CHECK_FALSE(board.results[1].longest_seq_len);
