@@ -78,6 +78,7 @@ struct PlanOptions {
   bool cpu_offload = false;
   bool no_sync = false;
   bool frozen_in_flat_params = false;
+  bool shard_embeddings = false;
   bool freeze_vision = false;
   bool compiled = false;
   bool autocast = false;
@@ -345,7 +346,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
   app.add_option("--strategy", options.strategy,
-                 "ddp, zero1, zero2, zero3 / fsdp (default: zero3 when --gpus > 1)");
+                 "ddp, zero1, zero2, zero3 (DeepSpeed) or fsdp (PyTorch FSDP: its root unit, "
+                 "embeddings and head, stays gathered through backward); default: zero3 when "
+                 "--gpus > 1");
   app.add_option("--tp", options.tp, "tensor-parallel size")->capture_default_str();
   app.add_option("--pp", options.pp, "pipeline-parallel size")->capture_default_str();
   app.add_option("--grad-accum", options.grad_accum,
@@ -359,6 +362,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "LoRA under FSDP1 with frozen and trainable weights in one flat parameter "
                "(use_orig_params=True, block wrapping: Lightning Fabric / LitGPT): gradients for "
                "the frozen base too");
+  app.add_flag("--shard-embeddings", options.shard_embeddings,
+               "with --strategy fsdp: the embedding and head are FSDP units of their own "
+               "(torchtune's custom_sharded_layers), not held gathered in the root unit through "
+               "backward");
   app.add_flag("--cpu-offload", options.cpu_offload,
                "optimizer states (and with zero3 the parameters) on the CPU");
   // Time and cost (docs/cost.md).
@@ -480,6 +487,13 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
       options.strategy.empty() ? (job.gpus / std::max<std::int64_t>(job.tp * job.pp, 1) > 1 ? "zero3" : "single")
                                : options.strategy;
   job.sharding = need(parse_sharding(strategy), "--strategy", strategy, "ddp, zero1, zero2, zero3, fsdp");
+  // PyTorch's FSDP keeps its root unit gathered; DeepSpeed's ZeRO-3 gathers module by module.
+  const bool fsdp = to_lower(strategy) == "fsdp";
+  if (options.shard_embeddings && !fsdp) {
+    throw ConfigError(
+        "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
+  }
+  job.root_unit_gathered = fsdp && !options.shard_embeddings;
   if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {
     throw ConfigError("--grad-accum must lie in 1..1048576");
   }

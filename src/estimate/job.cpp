@@ -187,6 +187,31 @@ void validate_job(const Job& job) {
   check(job.grad_accum, 1LL << 20, "--grad-accum");
 }
 
+// What ZeRO-3 and FSDP gather, in parameters: the largest wrapped block (a text or vision
+// layer), everything outside the blocks (FSDP's root unit: embeddings, final norm, head,
+// projectors) and one vocabulary matrix (the head DeepSpeed gathers for the loss).
+struct ShardedUnits {
+  std::int64_t largest_block = 0;
+  std::int64_t outside_blocks = 0;
+  std::int64_t vocab_matrix = 0;
+};
+
+ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_vision_params) {
+  ShardedUnits units;
+  std::int64_t in_blocks = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.shared_weights) continue;
+      units.largest_block = std::max(units.largest_block, block_params(block));
+      in_blocks = checked_add(in_blocks, block_params(block));
+    }
+  }
+  units.outside_blocks = std::max<std::int64_t>(0, text_and_vision_params - in_blocks);
+  units.vocab_matrix = checked_mul(model.vocab_size, model.embedding_dim, "the weights");
+  return units;
+}
+
 struct JobEstimator::Cache {
   std::optional<std::vector<layout::NamedLinear>> linears;
   std::optional<std::int64_t> largest_layer_linear;  // values of the widest Linear of the layers
@@ -197,6 +222,7 @@ struct JobEstimator::Cache {
   // The layout checks depend on the model alone: walk its layers once, and each --tp once.
   std::optional<StageAndExpertLimits> stage_limits;
   std::set<std::int64_t> splitting_tp;
+  std::optional<ShardedUnits> sharded_units;
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -238,8 +264,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   };
   // A bitsandbytes base with the unquantized rest at `rest_bytes` (bf16, or fp32 after PEFT's
   // prepare_model_for_kbit_training).
-  const auto bitsandbytes_bytes = [&](QuantFormat format, bool double_quant,
-                                      std::int64_t rest_bytes) {
+  const auto bitsandbytes_base_of = [&](QuantFormat format,
+                                        bool double_quant) -> const BitsandbytesBase& {
     const std::pair key{format, format == QuantFormat::bnb_4bit && double_quant};
     auto found = cache.bitsandbytes_bases.find(key);
     if (found == cache.bitsandbytes_bases.end()) {
@@ -247,8 +273,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                   .emplace(key, bitsandbytes_base(model, key.first, key.second))
                   .first;
     }
-    return checked_add(found->second.bytes,
-                       checked_mul(found->second.unquantized_params, rest_bytes - 2));
+    return found->second;
+  };
+  const auto bitsandbytes_bytes = [&](QuantFormat format, bool double_quant,
+                                      std::int64_t rest_bytes) {
+    const BitsandbytesBase& base = bitsandbytes_base_of(format, double_quant);
+    return checked_add(base.bytes, checked_mul(base.unquantized_params, rest_bytes - 2));
   };
 
   if (job.mode == JobMode::serve) {
@@ -426,14 +456,38 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     b.gradients = job.cpu_offload ? 0 : checked_add(whole, partition);
   }
   if (job.sharding == Sharding::zero3) {
-    // Parameters sharded; the layer being computed (and the next, prefetched) is gathered whole.
-    std::int64_t largest_layer = 0;
-    for (const Stack& stack : model.stacks) {
-      for (const Block& block : stack.blocks) largest_layer = std::max(largest_layer, block_params(block));
-    }
-    // gathered in the compute dtype: bf16 under LoRA and mixed precision
+    // Parameters sharded; the block being computed and the next, prefetched, are gathered
+    // whole, in the compute dtype (bf16 under LoRA and mixed precision) or, for a quantized
+    // base, as the packed values and scales it is stored in (FSDP-QLoRA's quant_storage,
+    // torchao's NF4 all-gather).
+    if (!cache.sharded_units) cache.sharded_units = sharded_units(model, total);
+    const ShardedUnits& units = *cache.sharded_units;
     const std::int64_t gathered_bytes = lora || bytes.half_copy > 0 ? 2 : bytes.weight;
-    const std::int64_t gathered = checked_product({2, largest_layer, gathered_bytes});
+    std::int64_t block_bytes = checked_mul(units.largest_block, gathered_bytes, "the weights");
+    if (lora && (holds_nf4_base(job) || job.base_dtype == Dtype::int8)) {
+      const BitsandbytesBase& base =
+          holds_nf4_base(job) ? bitsandbytes_base_of(QuantFormat::bnb_4bit, job.nf4_double_quant)
+                              : bitsandbytes_base_of(QuantFormat::bnb_8bit, false);
+      // the base's mean bytes per quantized value
+      const std::int64_t quantized = std::max<std::int64_t>(1, total - base.unquantized_params);
+      const std::int64_t quantized_bytes =
+          std::max<std::int64_t>(0, base.bytes - checked_mul(base.unquantized_params, 2));
+      const double per_value =
+          static_cast<double>(quantized_bytes) / static_cast<double>(quantized);
+      block_bytes = static_cast<std::int64_t>(
+          std::ceil(static_cast<double>(units.largest_block) * per_value));
+    }
+    // PyTorch's FSDP (FSDP1 and FSDP2) does not reshard the root unit after forward: what lies
+    // outside the wrapped blocks stays gathered through backward. DeepSpeed (and FSDP with the
+    // embedding and head wrapped as units of their own) gathers the head for the loss beside
+    // the last block instead.
+    const std::int64_t gathered =
+        job.root_unit_gathered
+            ? checked_add(checked_mul(units.outside_blocks, gathered_bytes, "the weights"),
+                          checked_mul(block_bytes, 2, "the weights"))
+            : checked_add(block_bytes,
+                          std::max(block_bytes, checked_mul(units.vocab_matrix, gathered_bytes,
+                                                            "the weights")));
     // With parameter offload (FSDP CPUOffload(offload_params=True), DeepSpeed offload_param)
     // the shards live on the host: only the gathered layers are on the GPU.
     b.weights = job.cpu_offload ? gathered : checked_add(b.weights, gathered);
@@ -700,7 +754,7 @@ std::string describe_job(const Job& job) {
       case Sharding::ddp: strategy = "ddp"; break;
       case Sharding::zero1: strategy = "zero1"; break;
       case Sharding::zero2: strategy = "zero2"; break;
-      case Sharding::zero3: strategy = "zero3"; break;
+      case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
     }
     std::string split = fmt::format("{} GPUs {}", job.gpus, strategy);
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);

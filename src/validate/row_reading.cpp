@@ -276,6 +276,16 @@ bool accumulates_without_sync(const std::string& text) {  // text: lower case
   return names_lightning(text) || std::regex_search(text, hf_trainers);
 }
 
+// Whether a PyTorch FSDP row wraps the embedding and head as units of their own, so FSDP's root
+// unit does not hold them gathered: the row says custom_sharded_layers, or names one of
+// torchtune's Llama-3 / 3.1 full-finetune configs, which set custom_sharded_layers:
+// ['tok_embeddings', 'output'] (recipes/configs/llama3{,_1}/{8B,70B}_full.yaml, Aug 2024 on).
+bool shards_embeddings_apart(const std::string& text) {  // text: lower case
+  if (text.find("custom_sharded_layers") != std::string::npos) return true;
+  static const std::regex torchtune_full(R"(\bllama3(_1)?/(8|70)b_full\b)");
+  return text.find("torchtune") != std::string::npos && std::regex_search(text, torchtune_full);
+}
+
 // Whether a row's framework runs PEFT's prepare_model_for_kbit_training on its 4-bit or 8-bit
 // base (the fp32 upcast of everything not quantized): PEFT's own QLoRA recipe, TRL's
 // SFTTrainer, axolotl, FastChat; not Unsloth, LLaMA-Factory, Answer.AI's fsdp_qlora, LitGPT or
@@ -464,6 +474,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                          precision_text.find("autocast") != std::string::npos;
   }
   if (sharding == "fsdp") {
+    // FSDP's root unit stays gathered unless the embedding and head are units of their own.
+    job.root_unit_gathered = !shards_embeddings_apart(framework_and_notes);
     job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);
     job.frozen_in_flat_params =
         (job.mode == JobMode::lora || job.mode == JobMode::qlora) && names_lightning(framework_and_notes);

@@ -73,7 +73,7 @@ std::optional<std::int64_t> sharded_peak_bytes(const JobEstimator& estimator, Jo
                                                std::int64_t gpus);
 
 /// Fewest cards (1..4096) on which the job fits `budget_bytes` per card: one card as the job
-/// says, more with ZeRO-3 / FSDP data parallelism (parameters, gradients, optimizer states
+/// says, more with ZeRO-3 data parallelism (parameters, gradients, optimizer states
 /// sharded). nullopt when none does. `peak_bytes` gets the per-card peak of the answer.
 /// The per-card peak adds the estimator's CUDA context.
 std::optional<std::int64_t> smallest_fitting_gpus(const JobEstimator& estimator, const Job& job,

@@ -131,6 +131,12 @@ struct Job {
   /// (use_orig_params=True, per-block wrapping: Lightning Fabric / LitGPT): the flat parameter's
   /// gradient covers the frozen weights too, as if they were not frozen (PyTorch's FSDP docs).
   bool frozen_in_flat_params = false;
+  /// PyTorch's FSDP (FSDP1's FullyShardedDataParallel, FSDP2's fully_shard) as against
+  /// DeepSpeed's ZeRO-3, with sharding zero3: the root unit, everything outside the wrapped
+  /// blocks (embeddings, final norm, head), is not resharded after forward, so it stays gathered
+  /// in the compute dtype through backward. false: DeepSpeed, or FSDP with the embedding and
+  /// head wrapped as units of their own (torchtune's custom_sharded_layers).
+  bool root_unit_gathered = false;
   /// A VLM's full fine-tune leaves its vision tower (everything counted under `vision`: the
   /// encoder and its projector or merger) frozen: the tower is held at the compute dtype with
   /// no gradients, optimizer state or master copy (LLaMA-Factory's freeze_vision_tower,

@@ -283,6 +283,31 @@ TEST_CASE("option --ep N splits a training job's routed experts", "[cli][json]")
   CHECK(run(with_ep).exit_code == trace::cli::k_exit_bad_input);
 }
 
+TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does not", "[cli][json]") {
+  // Llama-3.1-8B under CPU offload, where the GPU holds only what is gathered, in bf16. A layer:
+  // q, o 2 x 4,096^2 + k, v 2 x 4,096 x 1,024 + MLP 3 x 4,096 x 14,336 + 2 norms of 4,096 =
+  // 218,112,000. The vocabulary matrix: 128,256 x 4,096 = 525,336,576; the root unit: embedding
+  // + head + final norm = 1,050,677,248.
+  std::vector<std::string> args = {k_llama, "--json", "--mode", "full", "--gpus", "4",
+                                    "--cpu-offload", "--strategy", "zero3"};
+  const auto weights = [](const std::vector<std::string>& a) {
+    return run_json(a)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+  };
+  // DeepSpeed: a layer and, for the loss, the head beside it
+  CHECK(weights(args) == (218'112'000LL + 525'336'576LL) * 2);
+  // PyTorch FSDP: the root held through backward, beside two layers
+  args.back() = "fsdp";
+  CHECK(weights(args) == 1'050'677'248LL * 2 + 2 * 218'112'000LL * 2);
+  // with the embedding and head wrapped apart (torchtune's custom_sharded_layers), as zero3
+  args.emplace_back("--shard-embeddings");
+  CHECK(weights(args) == (218'112'000LL + 525'336'576LL) * 2);
+  // --shard-embeddings says how FSDP wraps: without --strategy fsdp it is bad input
+  args[args.size() - 2] = "zero3";
+  const CliResult refused = run(args);
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--shard-embeddings needs --strategy fsdp") != std::string::npos);
+}
+
 TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
   REQUIRE(plan.at("cards").size() == 2);

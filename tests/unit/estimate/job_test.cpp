@@ -267,6 +267,26 @@ TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
   CHECK(e.breakdown.weights == 36'864 + 1'152 + 15'288 + 128'320 * 2 + adapters * 2 + 16'384);
 }
 
+TEST_CASE("ZeRO-3 and FSDP gather a QLoRA base as it is stored", "[job]") {
+  // nf4 without double quantization: per tensor, n / 2 bytes of packed values and an F32
+  // absmax per 64 values + a 16-value F32 code book. q and o (4,096 values): 2,048 + 4 x (64 +
+  // 16) = 2,368 each; k and v (2,048): 1,024 + 4 x 48 = 1,216 each; gate, up, down (8,192):
+  // 4,096 + 4 x 144 = 4,672 each. 21,184 bytes per layer for 36,864 values; 42,368 for both
+  // layers' 73,728. A layer of 36,992 parameters is gathered at that mean: 36,992 x 42,368 /
+  // 73,728 = 21,257.6, 21,258 bytes.
+  trace::Job job = lora_qv_job();
+  job.mode = trace::JobMode::qlora;
+  job.nf4_double_quant = false;
+  job.gpus = 2;
+  job.sharding = trace::Sharding::zero3;
+  job.cpu_offload = true;  // the GPU holds only what is gathered
+  // DeepSpeed: the layer, then the bf16 head (64,000 x 2) beside it for the loss
+  CHECK(estimate(job).breakdown.weights == 21'258 + 128'000);
+  // FSDP: the bf16 root unit (128,064 x 2) held through backward, two layers gathered
+  job.root_unit_gathered = true;
+  CHECK(estimate(job).breakdown.weights == 128'064 * 2 + 2 * 21'258);
+}
+
 TEST_CASE("sharding divides the right terms", "[job]") {
   trace::Job job = full_job();
   job.gpus = 4;
@@ -285,13 +305,23 @@ TEST_CASE("sharding divides the right terms", "[job]") {
     CHECK(b.weights + b.gradients + b.optimizer == k_params * 4 + k_params * 16 / 4);
   }
   job.sharding = trace::Sharding::zero3;
-  // a quarter of both copies + the largest layer (36,992) gathered twice in bf16
-  CHECK(estimate(job).breakdown.weights == k_params * 2 / 4 + k_params * 4 / 4 + 2 * 36'992 * 2);
+  // a quarter of both copies + what is gathered in bf16: DeepSpeed's largest layer (36,992)
+  // and, for the loss, the head (V h = 64,000), larger than a second layer here
+  CHECK(estimate(job).breakdown.weights ==
+        k_params * 2 / 4 + k_params * 4 / 4 + (36'992 + 64'000) * 2);
+  // PyTorch's FSDP: the root unit (embedding 64,000 + final norm 64 + head 64,000 = 128,064)
+  // stays gathered, beside the largest layer and the next, prefetched
+  job.root_unit_gathered = true;
+  CHECK(estimate(job).breakdown.weights ==
+        k_params * 2 / 4 + k_params * 4 / 4 + 128'064 * 2 + 2 * 36'992 * 2);
+  job.root_unit_gathered = false;
   job.cpu_offload = true;
   CHECK(estimate(job).breakdown.optimizer == 0);
-  // offloaded: the shards, the master copy and the states live on the host; the GPU holds the
-  // two gathered layers
-  CHECK(estimate(job).breakdown.weights == 2 * 36'992 * 2);
+  // offloaded: the shards, the master copy and the states live on the host; the GPU holds
+  // what is gathered
+  CHECK(estimate(job).breakdown.weights == (36'992 + 64'000) * 2);
+  job.root_unit_gathered = true;
+  CHECK(estimate(job).breakdown.weights == 128'064 * 2 + 2 * 36'992 * 2);
 
   job = full_job();
   job.gpus = 2;

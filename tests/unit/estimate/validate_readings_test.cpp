@@ -296,6 +296,18 @@ TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[vali
                                                "0", "HF Trainer + DeepSpeed,grad accum 8,x,,"));
   CHECK(deepspeed.grad_accum == 8);
   CHECK_FALSE(deepspeed.accumulate_unsharded);
+  // PyTorch's FSDP keeps its root unit (embeddings, head) gathered through backward; DeepSpeed
+  // does not, nor FSDP with the embedding and head wrapped apart (custom_sharded_layers, which
+  // torchtune's Llama-3 / 3.1 full-finetune configs set).
+  CHECK(litgpt.root_unit_gathered);
+  CHECK(torchtune.root_unit_gathered);
+  CHECK_FALSE(deepspeed.root_unit_gathered);
+  const auto root_gathered = [&](const std::string& text_cells) {
+    return fsdp_row("8", text_cells).root_unit_gathered;
+  };
+  CHECK_FALSE(root_gathered("torchtune (commit 30b8519e8),config llama3_1/70B_full,x,,"));
+  CHECK_FALSE(root_gathered("torchtune,custom_sharded_layers tok_embeddings output,x,,"));
+  CHECK(root_gathered("torchtune (commit 30b8519e8),config llama3_1/70B_lora,x,,"));
 }
 
 TEST_CASE("the validator reads torchtune's chunked loss from its version or date", "[validate][loss]") {
