@@ -748,7 +748,7 @@ std::string describe_job(const Job& job) {
     add("no foreach step");
   }
   if (job.gpus > 1) {
-    const char* strategy = "single";
+    const char* strategy = "";  // tensor / pipeline parallel only: the sizes below say it
     switch (job.sharding) {
       case Sharding::single: break;
       case Sharding::ddp: strategy = "ddp"; break;
@@ -756,7 +756,8 @@ std::string describe_job(const Job& job) {
       case Sharding::zero2: strategy = "zero2"; break;
       case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
     }
-    std::string split = fmt::format("{} GPUs {}", job.gpus, strategy);
+    std::string split = fmt::format("{} GPUs", job.gpus);
+    if (*strategy != '\0') split += fmt::format(" {}", strategy);
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
     if (job.pp > 1) split += fmt::format(" pp{}", job.pp);
     if (job.ep > 1) split += fmt::format(" ep{}", job.ep);

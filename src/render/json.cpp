@@ -281,6 +281,7 @@ std::string render_json(const Report& report) {
     if (!estimate.is_object()) estimate = Json::object();
     estimate["mode"] = report.only_mode;
     estimate["gpus"] = v.job.gpus;
+    estimate["read_as"] = describe_job(v.job);
     estimate["peak_bytes"] = v.peak_bytes();
     estimate["breakdown"] = breakdown_json(v.breakdown);
     if (!v.gpu.empty()) {
@@ -341,6 +342,7 @@ std::string render_check_json(const Report& report) {
                     {"mode", report.only_mode},
                     {"gpu", v.gpu},
                     {"gpus", v.job.gpus},
+                    {"read_as", describe_job(v.job)},
                     {"peak_bytes", v.peak_bytes()},
                     {"usable_bytes", v.usable_bytes},
                     {"budget_bytes", v.budget_bytes},

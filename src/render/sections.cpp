@@ -400,10 +400,12 @@ std::string job_line(const Report& report) {
   if (!report.job) return "";
   const JobVerdict& v = *report.job;
   const MemoryBreakdown& b = v.breakdown;
+  // The job as the estimator read it (every setting that moves it), so the number traces back.
   std::string line = fmt::format(
-      "Job {} on {} GPU(s): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
+      "Job ({}{}): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
       "+ logits {} + KV {} + state {} + {} {}",
-      report.only_mode, v.job.gpus, format_bytes(v.peak_bytes()), format_bytes(b.weights),
+      describe_job(v.job), v.job.gpus == 1 ? ", 1 GPU" : "", format_bytes(v.peak_bytes()),
+      format_bytes(b.weights),
       format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
       format_bytes(b.logits), format_bytes(b.kv_cache), format_bytes(b.ssm_state),
       overhead_label(report), format_bytes(b.overhead));

@@ -298,6 +298,13 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   // PyTorch FSDP: the root held through backward, beside two layers
   args.back() = "fsdp";
   CHECK(weights(args) == 1'050'677'248LL * 2 + 2 * 218'112'000LL * 2);
+  // the plan says how it read the job, in JSON and on the job line
+  const std::string read_as =
+      "full, 2048 x 1 tokens, AdamW, bf16 mixed, 4 GPUs fsdp, cpu offload";
+  CHECK(run_json(args)["estimate"]["read_as"] == read_as);
+  std::vector<std::string> table = args;
+  std::erase(table, std::string("--json"));
+  CHECK(run(table).out.find("Job (" + read_as + "): ") != std::string::npos);
   // with the embedding and head wrapped apart (torchtune's custom_sharded_layers), as zero3
   args.emplace_back("--shard-embeddings");
   CHECK(weights(args) == (218'112'000LL + 525'336'576LL) * 2);

@@ -609,10 +609,12 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   CHECK(trace::describe_job(job) ==
         "lora r8 q,v, dropout 0.05, 1304 x 1 tokens, AdamW, bf16, checkpointing full, chunked "
         "loss, fused norms, 2 GPUs zero3, accum 32 no_sync, frozen grads");
+  job.root_unit_gathered = true;  // PyTorch's FSDP, not DeepSpeed's ZeRO-3
+  CHECK(trace::describe_job(job).find(", 2 GPUs fsdp, accum 32") != std::string::npos);
   trace::Job serve;
   serve.mode = trace::JobMode::serve;
   serve.context = 4096;
   serve.concurrency = 8;
   serve.gpus = serve.tp = 2;
-  CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs single tp2");
+  CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs tp2");
 }
