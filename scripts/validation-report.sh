@@ -81,6 +81,9 @@ How to read it:
   accumulate under FSDP's `no_sync` (`--no-sync`), torchtune does not; Lightning Fabric wraps
   LitGPT's frozen base and its adapters in one flat parameter (`--frozen-in-flat-params`).
   See memory.md, "Gradient accumulation under FSDP".
+- **pipeline stages**: a layer split across GPUs (`job_sharding` pp) is Accelerate's
+  `device_map="auto"`, balanced by memory (`--pp-split memory`); Megatron's `job_pp` splits the
+  layers by count, the busiest stage counting (memory.md, "Parallelism").
 - **what ZeRO-3 and FSDP hold gathered**: a `job_sharding` fsdp row is PyTorch's FSDP, whose
   root unit (embeddings, final norm, head) stays gathered through backward, unless the row says
   `custom_sharded_layers` or names one of torchtune's Llama-3 / 3.1 full-finetune configs

@@ -79,6 +79,7 @@ struct PlanOptions {
   bool no_sync = false;
   bool frozen_in_flat_params = false;
   bool shard_embeddings = false;
+  std::string pp_split = "count";
   bool freeze_vision = false;
   bool compiled = false;
   bool autocast = false;
@@ -351,6 +352,12 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "--gpus > 1");
   app.add_option("--tp", options.tp, "tensor-parallel size")->capture_default_str();
   app.add_option("--pp", options.pp, "pipeline-parallel size")->capture_default_str();
+  app.add_option("--pp-split", options.pp_split,
+                 "how --pp splits the layers: count (vLLM, Megatron: the busiest stage, the "
+                 "first with the embeddings or the last with the head, sets the peak) or memory "
+                 "(Accelerate's device_map=\"auto\": 1 / pp of the weights each)")
+      ->check(CLI::IsMember({"count", "memory"}))
+      ->capture_default_str();
   app.add_option("--grad-accum", options.grad_accum,
                  "gradient accumulation steps (peak memory changes only with --no-sync)")
       ->capture_default_str();
@@ -494,6 +501,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
+  job.pipeline_by_memory = options.pp_split == "memory";
   if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {
     throw ConfigError("--grad-accum must lie in 1..1048576");
   }

@@ -212,6 +212,46 @@ ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_
   return units;
 }
 
+// The parameters of the busiest pipeline stage when the stages split the text layers by count,
+// as vLLM's get_pp_indices and Megatron do (pipeline_stage_of): the first stage also holds the
+// embeddings, a vision tower and the norms, the last the head, a tied head included (with
+// pp > 1 the last stage keeps its own copy of the matrix). `total`: the text model's
+// parameters, MTP layers left out.
+std::int64_t busiest_stage_params(const ModelDescription& model, std::int64_t total,
+                                  std::int64_t pp) {
+  if (pp <= 1) return total;
+  std::int64_t layers = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!stack.vision && !stack.mtp) layers += static_cast<std::int64_t>(stack.blocks.size());
+  }
+  std::vector<std::int64_t> stages(
+      static_cast<std::size_t>(std::clamp<std::int64_t>(pp, 1, std::max<std::int64_t>(layers, 1))),
+      0);
+  const auto stage_count = static_cast<std::int64_t>(stages.size());
+  std::int64_t layer = 0;
+  std::int64_t in_layers = 0;
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      const std::int64_t index = pipeline_stage_of(layer++, layers, stage_count);
+      std::int64_t& stage = stages[static_cast<std::size_t>(index)];
+      if (block.shared_weights) continue;  // held where it is first defined
+      stage = checked_add(stage, block_params(block), "the weights");
+      in_layers = checked_add(in_layers, block_params(block), "the weights");
+    }
+  }
+  const std::int64_t head =
+      model.has_lm_head ? checked_mul(model.vocab_size, model.embedding_dim, "the weights") +
+                              (model.lm_head_bias ? model.vocab_size : 0)
+                        : 0;
+  const std::int64_t tied_head = model.tie_word_embeddings ? head : 0;
+  const std::int64_t outside_layers =
+      std::max<std::int64_t>(0, total + tied_head - in_layers - head);
+  stages.front() = checked_add(stages.front(), outside_layers, "the weights");
+  stages.back() = checked_add(stages.back(), head, "the weights");
+  return *std::max_element(stages.begin(), stages.end());
+}
+
 struct JobEstimator::Cache {
   std::optional<std::vector<layout::NamedLinear>> linears;
   std::optional<std::int64_t> largest_layer_linear;  // values of the widest Linear of the layers
@@ -223,6 +263,7 @@ struct JobEstimator::Cache {
   std::optional<StageAndExpertLimits> stage_limits;
   std::set<std::int64_t> splitting_tp;
   std::optional<ShardedUnits> sharded_units;
+  std::map<std::int64_t, double> stage_share;  // per --pp: the busiest stage's share (by count)
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -253,7 +294,20 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   JobEstimate estimate;
   MemoryBreakdown& b = estimate.breakdown;
   const std::int64_t dp = job.gpus / (job.tp * job.pp);
-  const std::int64_t model_split = job.tp * job.pp;  // model-parallel ways
+  // The busiest pipeline stage's share of the parameters: 1 / pp for stages balanced by
+  // memory (Accelerate's device_map), the heaviest stage's for stages split by layer count.
+  double stage_share = 1.0 / static_cast<double>(job.pp);
+  if (job.pp > 1 && !job.pipeline_by_memory) {
+    auto found = cache.stage_share.find(job.pp);
+    if (found == cache.stage_share.end()) {
+      const std::int64_t text = std::max<std::int64_t>(1, params.total - params.mtp);
+      found = cache.stage_share
+                  .emplace(job.pp, static_cast<double>(busiest_stage_params(model, text, job.pp)) /
+                                       static_cast<double>(text))
+                  .first;
+    }
+    stage_share = found->second;
+  }
   // Training and serving load the text model; HF implementations skip MTP layers.
   const std::int64_t total = params.total - params.mtp;
   // Built once, by the first term that reads it (nf4 bases, fp32 LoRA bases, Adafactor): the
@@ -293,8 +347,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       }
       weights = checked_add(weights, checked_mul(total, a.autocast_copy_bytes, "the weights"));
     }
-    b.weights = ceil_div(weights, model_split);
-    // Each GPU holds its tensor-parallel share of its pipeline stage's layers (the busiest stage).
+    // Each GPU holds its tensor-parallel share of its pipeline stage (the busiest stage).
+    b.weights = static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(weights) * stage_share / static_cast<double>(job.tp)));
     const KvSplit split = serving_split(a, job.tp, job.pp);
     b.kv_cache =
         checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, split), job.concurrency);
@@ -415,25 +470,26 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   }
 
   // ---- sharding ----
-  // Dense parameters are split over tensor x pipeline ranks and their sharded terms over the
-  // data-parallel ranks. Routed experts are split over pipeline x expert x expert-tensor ranks
-  // (Megatron: expert-tensor size = TP when EP divides DP, else what TP x DP leaves over) and
-  // their sharded terms over the expert-data-parallel ranks, TP x DP / (EP x ETP).
-  // With ep = 1 the expert split equals the dense one (pp x tp ranks, dp shards).
+  // Each GPU holds its pipeline stage's share of the parameters (stage_share). Dense
+  // parameters are split over tensor ranks and their sharded terms over the data-parallel
+  // ranks. Routed experts are split over expert x expert-tensor ranks (Megatron: expert-tensor
+  // size = TP when EP divides DP, else what TP x DP leaves over) and their sharded terms over
+  // the expert-data-parallel ranks, TP x DP / (EP x ETP). With ep = 1 the expert split equals
+  // the dense one (tp ranks, dp shards).
   const std::int64_t experts = component_count(params, "experts");
   const double expert_share =
       total > 0 ? static_cast<double>(std::min(experts, total)) / static_cast<double>(total) : 0.0;
   const std::int64_t expert_tp =
       std::max<std::int64_t>(1, std::min(job.tp, job.tp * dp / job.ep));
-  const std::int64_t expert_split = job.pp * job.ep * expert_tp;
+  const std::int64_t expert_split = job.ep * expert_tp;
   const std::int64_t expert_dp = std::max<std::int64_t>(1, job.tp * dp / (job.ep * expert_tp));
   const bool zero = job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
                     job.sharding == Sharding::zero3;
   const auto split = [&](std::int64_t value, bool sharded) {
     const double v = static_cast<double>(value);
-    const double dense = v * (1.0 - expert_share) / static_cast<double>(model_split) /
+    const double dense = v * stage_share * (1.0 - expert_share) / static_cast<double>(job.tp) /
                          static_cast<double>(sharded ? dp : 1);
-    const double expert = v * expert_share / static_cast<double>(expert_split) /
+    const double expert = v * stage_share * expert_share / static_cast<double>(expert_split) /
                           static_cast<double>(sharded ? expert_dp : 1);
     return static_cast<std::int64_t>(std::ceil(dense + expert));
   };
@@ -759,7 +815,9 @@ std::string describe_job(const Job& job) {
     std::string split = fmt::format("{} GPUs", job.gpus);
     if (*strategy != '\0') split += fmt::format(" {}", strategy);
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
-    if (job.pp > 1) split += fmt::format(" pp{}", job.pp);
+    if (job.pp > 1) {
+      split += fmt::format(" pp{}{}", job.pp, job.pipeline_by_memory ? " by memory" : "");
+    }
     if (job.ep > 1) split += fmt::format(" ep{}", job.ep);
     add(split);
   }

@@ -359,6 +359,8 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   if (sharding == "tp" && job.tp == 1) job.tp = job.gpus;
   if (sharding == "pp" && job.pp == 1) job.pp = job.gpus;
+  // A layer split across GPUs (job_sharding pp) is Accelerate's device_map, balanced by memory.
+  job.pipeline_by_memory = sharding == "pp";
   const std::optional<Sharding> parsed_sharding = parse_sharding(sharding.empty() ? "single" : sharding);
   if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
   job.sharding = *parsed_sharding;

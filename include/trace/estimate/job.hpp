@@ -103,6 +103,10 @@ struct Job {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t ep = 1;               ///< expert parallel: routed experts split over this many GPUs
+  /// Pipeline stages balanced by memory (Accelerate's device_map="auto" fills each GPU in turn):
+  /// each holds 1 / pp of the parameters. false: split by layer count (vLLM's get_pp_indices,
+  /// Megatron), the first stage holding the embeddings, the last the head: the busiest counts.
+  bool pipeline_by_memory = false;
   bool cpu_offload = false;          ///< optimizer states (and, with zero3, parameters) on CPU
   bool optimizer_in_backward = false;  ///< the step is fused into backward: one layer's grads live
   /// AdamW's step takes PyTorch's default foreach path, whose exp_avg_sq_sqrt is one state-sized

@@ -283,6 +283,24 @@ TEST_CASE("option --ep N splits a training job's routed experts", "[cli][json]")
   CHECK(run(with_ep).exit_code == trace::cli::k_exit_bad_input);
 }
 
+TEST_CASE("option --pp-split: stages by layer count or by memory", "[cli][json]") {
+  // Llama-3.1-8B served over 2 pipeline stages, 16 layers of 218,112,000 each. By count (vLLM):
+  // the first stage adds the embedding and final norm (525,336,576 + 4,096), the last the head
+  // (525,336,576): the first, 4,015,132,672 parameters, 8,030,265,344 bytes in bf16. By memory
+  // (Accelerate's device_map): half of 8,030,261,248 x 2 bytes.
+  std::vector<std::string> args = {k_llama, "--json", "--mode", "serve",
+                                    "--gpus", "2", "--pp", "2"};
+  const auto weights = [](const std::vector<std::string>& a) {
+    return run_json(a)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+  };
+  CHECK(std::llabs(weights(args) - 8'030'265'344LL) <= 1);
+  args.insert(args.end(), {"--pp-split", "memory"});
+  CHECK(weights(args) == 8'030'261'248LL);
+  CHECK(run_json(args)["estimate"]["read_as"] == "serve 4096 tokens x 1, 2 GPUs pp2 by memory");
+  args.back() = "layers";
+  CHECK(run(args).exit_code == trace::cli::k_exit_bad_input);
+}
+
 TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does not", "[cli][json]") {
   // Llama-3.1-8B under CPU offload, where the GPU holds only what is gathered, in bf16. A layer:
   // q, o 2 x 4,096^2 + k, v 2 x 4,096 x 1,024 + MLP 3 x 4,096 x 14,336 + 2 norms of 4,096 =

@@ -331,6 +331,33 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   CHECK(e.breakdown.activations == 2'048 * 256 * 2 / 2);
 }
 
+TEST_CASE("pipeline stages hold the busiest stage's parameters", "[job][pp]") {
+  // Two stages split the tiny Llama's 2 layers one each, as vLLM and Megatron split by count:
+  // the first holds layer 0 (36,992) + the embedding and norms (64,000 + 64 = 64,064) =
+  // 101,056; the last holds layer 1 + the head (64,000) = 100,992. Pure bf16 on 2 GPUs, pp 2:
+  // the first stage's 101,056 x 2 bytes (202,112), not half the model (202,048).
+  trace::Job job = full_job();
+  job.precision = trace::Precision::bf16_pure;
+  job.gpus = job.pp = 2;
+  const auto weights = [](const trace::Job& j, const char* config) {
+    const trace::ModelDescription model = trace::parse_model_config(config);
+    return trace::estimate_job(model, trace::count_parameters(model), j).breakdown.weights;
+  };
+  CHECK(std::llabs(weights(job, k_tiny) - 202'112) <= 1);  // a ratio in double
+  // Balanced by memory (Accelerate's device_map), each holds half: 202,048 x 2 / 2.
+  job.pipeline_by_memory = true;
+  CHECK(weights(job, k_tiny) == 202'048);
+  // Tied: 138,048 parameters, but the last stage keeps its own copy of the 64,000-value head,
+  // so both stages hold 101,056 / 100,992 as above: 202,112 bytes, not 138,048.
+  std::string tied = k_tiny;
+  const std::string untied_key = "\"tie_word_embeddings\": false";
+  tied.replace(tied.find(untied_key), untied_key.size(), "\"tie_word_embeddings\": true");
+  job.pipeline_by_memory = false;
+  CHECK(std::llabs(weights(job, tied.c_str()) - 202'112) <= 1);
+  job.pipeline_by_memory = true;
+  CHECK(weights(job, tied.c_str()) == 138'048);
+}
+
 TEST_CASE("FSDP: no_sync accumulation and frozen weights in flat parameters", "[job][fsdp]") {
   // Pure bf16 full fine-tune over 4 GPUs, FSDP full shard: bf16 gradients, a quarter each.
   trace::Job job = full_job();

@@ -273,6 +273,21 @@ TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[vali
         MlaCache::latent);
 }
 
+TEST_CASE("the validator reads a layer split across GPUs as balanced by memory", "[validate][pp]") {
+  // job_sharding pp: Accelerate's device_map="auto", which fills each GPU in turn; Megatron's
+  // pipeline splits the layers by count.
+  const trace::Job device_map =
+      job_of(row_line("1", "serve", "64", "2", "pp", "bf16", "23", "", "0", "Accelerate,,x,,"));
+  CHECK(device_map.pp == 2);
+  CHECK(device_map.pipeline_by_memory);
+  trace::MeasuredRow megatron = trace::parse_measured_csv(
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,job_pp\n"
+      "1,org/tiny,tiny.json,full,128,1,4,megatron,n/a,mixed_fp32master,adamw,80,,0,2\n").at(0);
+  CHECK(megatron.job.pp == 2);
+  CHECK_FALSE(megatron.job.pipeline_by_memory);
+}
+
 TEST_CASE("the validator reads gradient accumulation and FSDP's no_sync", "[validate][fsdp]") {
   const auto fsdp_row = [](const std::string& gpus, const std::string& text_cells) {
     return job_of(row_line("1", "lora", "128", gpus, "fsdp", "bf16", "40", "", "0", text_cells));
