@@ -220,26 +220,13 @@ ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_
 std::int64_t busiest_stage_params(const ModelDescription& model, std::int64_t total,
                                   std::int64_t pp) {
   if (pp <= 1) return total;
-  std::int64_t layers = 0;
-  for (const Stack& stack : model.stacks) {
-    if (!stack.vision && !stack.mtp) layers += static_cast<std::int64_t>(stack.blocks.size());
-  }
-  std::vector<std::int64_t> stages(
-      static_cast<std::size_t>(std::clamp<std::int64_t>(pp, 1, std::max<std::int64_t>(layers, 1))),
-      0);
-  const auto stage_count = static_cast<std::int64_t>(stages.size());
-  std::int64_t layer = 0;
+  std::vector<std::int64_t> stages = stage_totals(
+      model, pp, [](const Stack& stack) { return !stack.vision && !stack.mtp; },
+      // a shared block is held where it is first defined
+      [](const Block& block) { return block.shared_weights ? 0 : block_params(block); },
+      "the weights");
   std::int64_t in_layers = 0;
-  for (const Stack& stack : model.stacks) {
-    if (stack.vision || stack.mtp) continue;
-    for (const Block& block : stack.blocks) {
-      const std::int64_t index = pipeline_stage_of(layer++, layers, stage_count);
-      std::int64_t& stage = stages[static_cast<std::size_t>(index)];
-      if (block.shared_weights) continue;  // held where it is first defined
-      stage = checked_add(stage, block_params(block), "the weights");
-      in_layers = checked_add(in_layers, block_params(block), "the weights");
-    }
-  }
+  for (const std::int64_t stage : stages) in_layers = checked_add(in_layers, stage, "the weights");
   const std::int64_t head =
       model.has_lm_head ? checked_mul(model.vocab_size, model.embedding_dim, "the weights") +
                               (model.lm_head_bias ? model.vocab_size : 0)

@@ -401,6 +401,30 @@ std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int
   return pp - 1;
 }
 
+std::vector<std::int64_t> stage_totals(const ModelDescription& model, std::int64_t pp,
+                                       const std::function<bool(const Stack&)>& counted,
+                                       const std::function<std::int64_t(const Block&)>& of,
+                                       const char* what) {
+  std::int64_t layers = 0;
+  for (const Stack& stack : model.stacks) {
+    if (counted(stack)) layers += static_cast<std::int64_t>(stack.blocks.size());
+  }
+  std::vector<std::int64_t> stages(static_cast<std::size_t>(std::clamp<std::int64_t>(
+                                       pp, 1, std::max<std::int64_t>(layers, 1))),
+                                   0);
+  const auto stage_count = static_cast<std::int64_t>(stages.size());
+  std::int64_t layer = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!counted(stack)) continue;
+    for (const Block& block : stack.blocks) {
+      std::int64_t& stage =
+          stages[static_cast<std::size_t>(pipeline_stage_of(layer++, layers, stage_count))];
+      stage = checked_add(stage, of(block), what);
+    }
+  }
+  return stages;
+}
+
 KvSplit serving_split(const MemoryAssumptions& assumptions, std::int64_t tp, std::int64_t pp) {
   return {tp, assumptions.mla_cache, pp, assumptions.serve_mtp};
 }
@@ -413,27 +437,11 @@ bool served(const Stack& stack, const KvSplit& split) {
   return !stack.vision && (!stack.mtp || split.mtp);
 }
 
-// Sums `of(block)` per pipeline stage over the decoder blocks `counted` keeps, in order, and
-// returns the busiest stage's total (the whole sum for pp = 1).
+// The busiest pipeline stage's total of `of(block)` (stage_totals; the whole sum for pp = 1).
 template <typename Counted, typename Of>
 std::int64_t busiest_stage(const ModelDescription& model, std::int64_t pp, Counted counted, Of of,
                            const char* what) {
-  std::int64_t layers = 0;
-  for (const Stack& stack : model.stacks) {
-    if (counted(stack)) layers += static_cast<std::int64_t>(stack.blocks.size());
-  }
-  std::vector<std::int64_t> stages(static_cast<std::size_t>(std::clamp<std::int64_t>(
-                                       pp, 1, std::max<std::int64_t>(layers, 1))),
-                                   0);
-  std::int64_t layer = 0;
-  for (const Stack& stack : model.stacks) {
-    if (!counted(stack)) continue;
-    for (const Block& block : stack.blocks) {
-      std::int64_t& stage = stages[static_cast<std::size_t>(
-          pipeline_stage_of(layer++, layers, static_cast<std::int64_t>(stages.size())))];
-      stage = checked_add(stage, of(block), what);
-    }
-  }
+  const std::vector<std::int64_t> stages = stage_totals(model, pp, counted, of, what);
   return *std::max_element(stages.begin(), stages.end());
 }
 

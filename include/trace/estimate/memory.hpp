@@ -3,6 +3,7 @@
 /// MemoryAssumptions with its default documented in docs/memory.md; every term is a formula
 /// there, with its source.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,14 @@ struct KvSplit {
 /// vLLM's get_pp_indices splits them: layers / pp each, the remainder one each to the stages
 /// just before the last (which also holds the head).
 std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int64_t pp);
+
+/// `of(block)` summed per pipeline stage over the blocks of the stacks `counted` keeps, in
+/// order, split as pipeline_stage_of splits them: one total per stage (pp clamped to 1..layers).
+/// `what` names the quantity in an overflow error.
+std::vector<std::int64_t> stage_totals(const ModelDescription& model, std::int64_t pp,
+                                       const std::function<bool(const Stack&)>& counted,
+                                       const std::function<std::int64_t(const Block&)>& of,
+                                       const char* what);
 
 struct MemoryAssumptions {
   // Workload.
