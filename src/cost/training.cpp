@@ -128,7 +128,7 @@ TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const 
           "needs {} cards, and the GPU table lists no interconnect to shard a job over", *gpus);
     } else {
       run.gpus = *gpus;
-      run.strategy = *gpus == 1 ? "1 GPU" : "ZeRO-3";
+      run.strategy = *gpus == 1 ? "1 GPU" : data_parallel_label(plan.job);
       run.peak_flops_per_s = *peak;
       const double seconds =
           plan.total_flops / (static_cast<double>(run.gpus) * run.peak_flops_per_s * run.mfu);

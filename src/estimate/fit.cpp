@@ -193,7 +193,7 @@ void shard_training(ModeFit& fit, const TrainingCardSearch& training, JobMode mo
       smallest_fitting_gpus(training.estimator, job, budget, &peak);
   fit.min_cards = gpus;
   fit.bytes_per_card = gpus ? peak : 0;
-  fit.strategy = "ZeRO-3";
+  fit.strategy = data_parallel_label(job);
 }
 
 }  // namespace

@@ -721,6 +721,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   return estimate;
 }
 
+const char* data_parallel_label(const Job& job) {
+  return job.root_unit_gathered ? "FSDP" : "ZeRO-3";
+}
+
 std::string describe_training(const Job& job) {
   std::string label;
   switch (job.optimizer) {
@@ -790,7 +794,8 @@ std::string describe_job(const Job& job) {
       !job.cpu_offload) {
     add("no foreach step");
   }
-  if (job.gpus > 1) {
+  // The split: on one GPU only where a strategy is asked for (ZeRO-3 offload on one card).
+  if (job.gpus > 1 || job.sharding != Sharding::single) {
     const char* strategy = "";  // tensor / pipeline parallel only: the sizes below say it
     switch (job.sharding) {
       case Sharding::single: break;
@@ -799,7 +804,7 @@ std::string describe_job(const Job& job) {
       case Sharding::zero2: strategy = "zero2"; break;
       case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
     }
-    std::string split = fmt::format("{} GPUs", job.gpus);
+    std::string split = fmt::format("{} GPU{}", job.gpus, job.gpus == 1 ? "" : "s");
     if (*strategy != '\0') split += fmt::format(" {}", strategy);
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
     if (job.pp > 1) {

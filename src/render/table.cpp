@@ -79,9 +79,12 @@ std::string render_table(const Report& report) {
     }
   }
   if (report.only_mode != "qlora") {  // the card table has no QLoRA column; the job line says it
+    // The training columns shard as the job asks (FSDP with --strategy fsdp), else ZeRO-3.
+    const char* training = report.job ? data_parallel_label(report.job->job) : "ZeRO-3";
     out += fmt::format(
-        "\nWHAT FITS (peak vs usable memory less headroom; sharded: ZeRO-3 for training, {} for "
+        "\nWHAT FITS (peak vs usable memory less headroom; sharded: {} for training, {} for "
         "serving)\n",
+        training,
         report.assumptions.expert_parallel ? "expert parallel (EP) for MoE, else tensor parallel"
                                            : "tensor parallel");
     append_table(out, sections::cards_table(report));

@@ -53,7 +53,7 @@ struct TrainingRun {
   std::string gpu;             ///< card id
   std::string name;
   std::int64_t gpus = 0;       ///< cards the job needs (0: no count up to the search limit fits)
-  std::string strategy;        ///< "1 GPU" or "ZeRO-3"
+  std::string strategy;        ///< "1 GPU", "ZeRO-3" or "FSDP"
   std::int64_t peak_bytes_per_gpu = 0;
   std::string compute_dtype;   ///< the peak used
   double peak_flops_per_s = 0; ///< per GPU

@@ -173,6 +173,10 @@ inline constexpr std::int64_t k_max_training_batch = 1LL << 20;
 inline constexpr std::int64_t k_max_concurrency = 1LL << 20;
 inline constexpr std::int64_t k_max_context_tokens = 1LL << 27;
 
+/// How the fit searches shard a job over more than one card, in words: "FSDP" when the job
+/// keeps FSDP's root unit gathered (root_unit_gathered), else "ZeRO-3".
+const char* data_parallel_label(const Job& job);
+
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);
 

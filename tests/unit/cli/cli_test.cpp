@@ -326,6 +326,16 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   // with the embedding and head wrapped apart (torchtune's custom_sharded_layers), as zero3
   args.emplace_back("--shard-embeddings");
   CHECK(weights(args) == (218'112'000LL + 525'336'576LL) * 2);
+  // the card table's and the training run's sharded searches shard as the job asks
+  const nlohmann::json plan =
+      run_json({k_llama, "--json", "--mode", "full", "--strategy", "fsdp", "--gpu", "l4"});
+  CHECK(plan["cards"][0]["modes"]["full_finetune"]["strategy"] == "FSDP");
+  CHECK(plan["training"]["runs"][0]["strategy"] == "FSDP");
+  const nlohmann::json deepspeed = run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4"});
+  CHECK(deepspeed["cards"][0]["modes"]["full_finetune"]["strategy"] == "ZeRO-3");
+  // FSDP's gathered root does not shrink with the card count: more L4s than under ZeRO-3
+  CHECK(plan["training"]["runs"][0]["gpus"].get<int>() >
+        deepspeed["training"]["runs"][0]["gpus"].get<int>());
   // --shard-embeddings says how FSDP wraps: without --strategy fsdp it is bad input
   args[args.size() - 2] = "zero3";
   const CliResult refused = run(args);

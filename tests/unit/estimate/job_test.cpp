@@ -638,6 +638,12 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
         "loss, fused norms, 2 GPUs zero3, accum 32 no_sync, frozen grads");
   job.root_unit_gathered = true;  // PyTorch's FSDP, not DeepSpeed's ZeRO-3
   CHECK(trace::describe_job(job).find(", 2 GPUs fsdp, accum 32") != std::string::npos);
+  // one card says its strategy only when it has one (ZeRO-3 offload on a single GPU)
+  trace::Job offload = full_job();
+  offload.sharding = trace::Sharding::zero3;
+  offload.cpu_offload = true;
+  CHECK(trace::describe_job(offload).ends_with(", 1 GPU zero3, cpu offload"));
+  CHECK(trace::describe_job(full_job()).find("GPU") == std::string::npos);
   trace::Job serve;
   serve.mode = trace::JobMode::serve;
   serve.context = 4096;
