@@ -73,6 +73,12 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
 struct BitsandbytesBase {
   std::int64_t bytes = 0;              ///< with the unquantized rest in bf16
   std::int64_t unquantized_params = 0;  ///< the rest (embeddings, head, norms, routers)
+  std::int64_t quantized_values = 0;    ///< the quantized Linears' values
+  /// Bytes per quantized value, packed values and scales (the bf16 rest left out).
+  double bytes_per_quantized_value() const {
+    return static_cast<double>(std::max<std::int64_t>(0, bytes - 2 * unquantized_params)) /
+           static_cast<double>(std::max<std::int64_t>(1, quantized_values));
+  }
 };
 
 BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat format,
@@ -90,6 +96,7 @@ BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat fo
   BitsandbytesBase base;
   base.bytes = storage.bytes;
   base.unquantized_params = params.total - storage.quantized_values;
+  base.quantized_values = storage.quantized_values;
   return base;
 }
 
@@ -187,6 +194,12 @@ void validate_job(const Job& job) {
   check(job.grad_accum, 1LL << 20, "--grad-accum");
 }
 
+// The token embedding's matrix, vocab x embedding_dim: as count_parameters counts the embedding
+// and an untied head.
+std::int64_t vocab_matrix(const ModelDescription& model) {
+  return checked_mul(model.vocab_size, model.embedding_dim, "the weights");
+}
+
 // What ZeRO-3 and FSDP gather, in parameters: the largest wrapped block (a text or vision
 // layer), everything outside the blocks (FSDP's root unit: embeddings, final norm, head,
 // projectors) and one vocabulary matrix (the head DeepSpeed gathers for the loss).
@@ -208,7 +221,7 @@ ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_
     }
   }
   units.outside_blocks = std::max<std::int64_t>(0, text_and_vision_params - in_blocks);
-  units.vocab_matrix = checked_mul(model.vocab_size, model.embedding_dim, "the weights");
+  units.vocab_matrix = vocab_matrix(model);
   return units;
 }
 
@@ -228,9 +241,7 @@ std::int64_t busiest_stage_params(const ModelDescription& model, std::int64_t to
   std::int64_t in_layers = 0;
   for (const std::int64_t stage : stages) in_layers = checked_add(in_layers, stage, "the weights");
   const std::int64_t head =
-      model.has_lm_head ? checked_mul(model.vocab_size, model.embedding_dim, "the weights") +
-                              (model.lm_head_bias ? model.vocab_size : 0)
-                        : 0;
+      model.has_lm_head ? vocab_matrix(model) + (model.lm_head_bias ? model.vocab_size : 0) : 0;
   const std::int64_t tied_head = model.tie_word_embeddings ? head : 0;
   const std::int64_t outside_layers =
       std::max<std::int64_t>(0, total + tied_head - in_layers - head);
@@ -281,22 +292,22 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   JobEstimate estimate;
   MemoryBreakdown& b = estimate.breakdown;
   const std::int64_t dp = job.gpus / (job.tp * job.pp);
+  // Training and serving load the text model; HF implementations skip MTP layers.
+  const std::int64_t total = params.total - params.mtp;
   // The busiest pipeline stage's share of the parameters: 1 / pp for stages balanced by
   // memory (Accelerate's device_map), the heaviest stage's for stages split by layer count.
+  const bool stages_alike = job.pp == 1 || job.pipeline_by_memory;
   double stage_share = 1.0 / static_cast<double>(job.pp);
-  if (job.pp > 1 && !job.pipeline_by_memory) {
+  if (!stages_alike) {
     auto found = cache.stage_share.find(job.pp);
     if (found == cache.stage_share.end()) {
-      const std::int64_t text = std::max<std::int64_t>(1, params.total - params.mtp);
       found = cache.stage_share
-                  .emplace(job.pp, static_cast<double>(busiest_stage_params(model, text, job.pp)) /
-                                       static_cast<double>(text))
+                  .emplace(job.pp, static_cast<double>(busiest_stage_params(model, total, job.pp)) /
+                                       static_cast<double>(std::max<std::int64_t>(total, 1)))
                   .first;
     }
     stage_share = found->second;
   }
-  // Training and serving load the text model; HF implementations skip MTP layers.
-  const std::int64_t total = params.total - params.mtp;
   // Built once, by the first term that reads it (nf4 bases, fp32 LoRA bases, Adafactor): the
   // names make it the costliest part of an estimate.
   const auto linears = [&]() -> const std::vector<layout::NamedLinear>& {
@@ -335,8 +346,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       weights = checked_add(weights, checked_mul(total, a.autocast_copy_bytes, "the weights"));
     }
     // Each GPU holds its tensor-parallel share of its pipeline stage (the busiest stage).
-    b.weights = static_cast<std::int64_t>(
-        std::ceil(static_cast<double>(weights) * stage_share / static_cast<double>(job.tp)));
+    b.weights = stages_alike ? ceil_div(weights, job.tp * job.pp)
+                             : static_cast<std::int64_t>(std::ceil(
+                                   static_cast<double>(weights) * stage_share /
+                                   static_cast<double>(job.tp)));
     const KvSplit split = serving_split(a, job.tp, job.pp);
     b.kv_cache =
         checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, split), job.concurrency);
@@ -511,14 +524,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       const BitsandbytesBase& base =
           holds_nf4_base(job) ? bitsandbytes_base_of(QuantFormat::bnb_4bit, job.nf4_double_quant)
                               : bitsandbytes_base_of(QuantFormat::bnb_8bit, false);
-      // the base's mean bytes per quantized value
-      const std::int64_t quantized = std::max<std::int64_t>(1, total - base.unquantized_params);
-      const std::int64_t quantized_bytes =
-          std::max<std::int64_t>(0, base.bytes - checked_mul(base.unquantized_params, 2));
-      const double per_value =
-          static_cast<double>(quantized_bytes) / static_cast<double>(quantized);
-      block_bytes = static_cast<std::int64_t>(
-          std::ceil(static_cast<double>(units.largest_block) * per_value));
+      block_bytes = static_cast<std::int64_t>(std::ceil(
+          static_cast<double>(units.largest_block) * base.bytes_per_quantized_value()));
     }
     // PyTorch's FSDP (FSDP1 and FSDP2) does not reshard the root unit after forward: what lies
     // outside the wrapped blocks stays gathered through backward. DeepSpeed (and FSDP with the
@@ -761,7 +768,7 @@ std::string describe_training(const Job& job) {
   return label;
 }
 
-std::string describe_job(const Job& job) {
+std::string describe_job(const Job& job, OneGpu one_gpu) {
   std::vector<std::string> parts;
   const auto add = [&](std::string part) { parts.push_back(std::move(part)); };
   if (job.mode == JobMode::serve) {
@@ -794,8 +801,9 @@ std::string describe_job(const Job& job) {
       !job.cpu_offload) {
     add("no foreach step");
   }
-  // The split: on one GPU only where a strategy is asked for (ZeRO-3 offload on one card).
-  if (job.gpus > 1 || job.sharding != Sharding::single) {
+  // The split: on one GPU where a strategy is asked for (ZeRO-3 offload on one card) or the
+  // caller names it.
+  if (job.gpus > 1 || job.sharding != Sharding::single || one_gpu == OneGpu::named) {
     const char* strategy = "";  // tensor / pipeline parallel only: the sizes below say it
     switch (job.sharding) {
       case Sharding::single: break;

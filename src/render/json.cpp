@@ -281,7 +281,7 @@ std::string render_json(const Report& report) {
     if (!estimate.is_object()) estimate = Json::object();
     estimate["mode"] = report.only_mode;
     estimate["gpus"] = v.job.gpus;
-    estimate["read_as"] = describe_job(v.job);
+    estimate["read_as"] = describe_job(v.job, OneGpu::named);
     estimate["peak_bytes"] = v.peak_bytes();
     estimate["breakdown"] = breakdown_json(v.breakdown);
     if (!v.gpu.empty()) {
@@ -335,24 +335,23 @@ std::string render_json(const Report& report) {
 
 std::string render_check_json(const Report& report) {
   const JobVerdict& v = *report.job;
-  const Json out = {{"schema", "trace.check/1"},
+  Json out = {{"schema", "trace.check/1"},
                     {"verdict", v.fits ? "fits" : "does not fit"},
                     {"fits", v.fits},
                     {"model", report.model_id},
                     {"mode", report.only_mode},
                     {"gpu", v.gpu},
                     {"gpus", v.job.gpus},
-                    {"read_as", describe_job(v.job)},
+                    {"read_as", describe_job(v.job, OneGpu::named)},
                     {"peak_bytes", v.peak_bytes()},
                     {"usable_bytes", v.usable_bytes},
                     {"budget_bytes", v.budget_bytes},
                     {"breakdown", breakdown_json(v.breakdown)}};
-  Json with_limits = out;
-  if (v.max_batch) with_limits["max_batch"] = *v.max_batch;
-  if (v.max_seq_len) with_limits["max_seq_len"] = *v.max_seq_len;
-  if (v.max_concurrency) with_limits["max_concurrency"] = *v.max_concurrency;
-  if (v.max_context) with_limits["max_context"] = *v.max_context;
-  return with_limits.dump(2) + "\n";
+  if (v.max_batch) out["max_batch"] = *v.max_batch;
+  if (v.max_seq_len) out["max_seq_len"] = *v.max_seq_len;
+  if (v.max_concurrency) out["max_concurrency"] = *v.max_concurrency;
+  if (v.max_context) out["max_context"] = *v.max_context;
+  return out.dump(2) + "\n";
 }
 
 }  // namespace trace

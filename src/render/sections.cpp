@@ -402,12 +402,9 @@ std::string job_line(const Report& report) {
   const MemoryBreakdown& b = v.breakdown;
   // The job as the estimator read it (every setting that moves it), so the number traces back.
   std::string line = fmt::format(
-      "Job ({}{}): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
+      "Job ({}): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
       "+ logits {} + KV {} + state {} + {} {}",
-      describe_job(v.job),
-      v.job.gpus == 1 && v.job.sharding == Sharding::single ? ", 1 GPU" : "",
-      format_bytes(v.peak_bytes()),
-      format_bytes(b.weights),
+      describe_job(v.job, OneGpu::named), format_bytes(v.peak_bytes()), format_bytes(b.weights),
       format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
       format_bytes(b.logits), format_bytes(b.kv_cache), format_bytes(b.ssm_state),
       overhead_label(report), format_bytes(b.overhead));

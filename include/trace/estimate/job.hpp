@@ -221,8 +221,11 @@ std::string describe_training(const Job& job);
 
 /// Every setting of a job that moves its estimate, in one line ("lora r8 q,v, dropout 0.05,
 /// 1304 x 1 tokens, AdamW, bf16, checkpointing full, 2 GPUs zero3, accum 32 no_sync, frozen
-/// grads"), for reports that show how a job was read (trace validate's "read as").
-std::string describe_job(const Job& job);
+/// grads"), for reports that show how a job was read (trace validate's "read as"). The GPUs are
+/// named where there are several or a strategy; `one_gpu` named: also a plain single GPU
+/// ("1 GPU", the plan's job line), omitted: not (the validator's rows, mostly one GPU).
+enum class OneGpu { omitted, named };
+std::string describe_job(const Job& job, OneGpu one_gpu = OneGpu::omitted);
 
 /// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
 /// nullopt when unknown.

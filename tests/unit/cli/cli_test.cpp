@@ -323,6 +323,11 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   std::vector<std::string> table = args;
   std::erase(table, std::string("--json"));
   CHECK(run(table).out.find("Job (" + read_as + "): ") != std::string::npos);
+  // one plain GPU is named as well, in JSON and on the job line alike (the defaults: LoRA r16
+  // on every Linear, 2048 x 1 tokens, AdamW under mixed precision)
+  const std::string one_gpu = "lora r16 all linear, 2048 x 1 tokens, AdamW, bf16 mixed, 1 GPU";
+  CHECK(run_json({k_llama, "--json", "--mode", "lora"})["estimate"]["read_as"] == one_gpu);
+  CHECK(run({k_llama, "--mode", "lora"}).out.find("Job (" + one_gpu + "): ") != std::string::npos);
   // with the embedding and head wrapped apart (torchtune's custom_sharded_layers), as zero3
   args.emplace_back("--shard-embeddings");
   CHECK(weights(args) == (218'112'000LL + 525'336'576LL) * 2);

@@ -644,6 +644,9 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   offload.cpu_offload = true;
   CHECK(trace::describe_job(offload).ends_with(", 1 GPU zero3, cpu offload"));
   CHECK(trace::describe_job(full_job()).find("GPU") == std::string::npos);
+  // the plan's job line names a plain single GPU too
+  CHECK(trace::describe_job(full_job(), trace::OneGpu::named).ends_with(", 1 GPU"));
+  CHECK(trace::describe_job(offload, trace::OneGpu::named) == trace::describe_job(offload));
   trace::Job serve;
   serve.mode = trace::JobMode::serve;
   serve.context = 4096;
