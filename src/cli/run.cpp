@@ -61,6 +61,7 @@ struct PlanOptions {
   std::string qlora_kernel = "bnb";
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
+  bool nf4_one_pass = false;
   bool kbit_upcast = false;
   bool fused_optimizer = false;
   bool fused_norms = false;
@@ -318,6 +319,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       {"--no-double-quant", &options.nf4_single_quant,
        "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
        "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one"},
+      {"--nf4-one-pass", &options.nf4_one_pass,
+       "QLoRA's nf4 base quantized on the GPU in one pass per weight (torchao before 0.2, "
+       "torchtune before v0.2): model setup holds 66 bytes per value of the largest weight "
+       "beside the stored weights"},
       {"--fused-optimizer", &options.fused_optimizer,
        "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
        "Megatron): no foreach temporary of one optimizer state's size during the step"},
@@ -448,6 +453,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.serve_autocast = options.autocast;
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;
+  job.nf4_quantized_in_one_pass = options.nf4_one_pass && job.mode == JobMode::qlora;
   job.kbit_upcast = options.kbit_upcast;
   job.foreach_step = !options.fused_optimizer;
   job.eager_rms_norm = !options.fused_norms;
@@ -605,6 +611,9 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   // With no --gpu, make_report picks the default cards, or every card of a custom table that
   // has none of them.
   request.include_graph = options.graph;
+  if (options.nf4_one_pass && options.plan_mode != "qlora") {
+    throw ConfigError("--nf4-one-pass needs --mode qlora (it says how the nf4 base is quantized)");
+  }
   if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
   request.training = make_job(options, "full");
   request.cost = options.cost;

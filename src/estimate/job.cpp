@@ -725,6 +725,22 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     b.optimizer = checked_add(
         b.optimizer, std::max<std::int64_t>(0, step_temporary - b.activations - b.logits));
   }
+  // torchao before 0.2 quantizes a weight to nf4 in one pass (torchao PR #196 chunked it, "a
+  // large memory spike due to intermediates"): beside the stored weights, the weight's bf16
+  // copy (counted in the weights as the largest Linear's dequantized copy), its scaled blocks
+  // (2 bytes a value), and each value's differences from the 16 nf4 levels and their absolute
+  // values (2 x 16 x 2 bytes): 66 bytes a value over the weights, at model setup, before any
+  // gradient, optimizer state or activation exists. The excess over those counts as overhead.
+  if (job.nf4_quantized_in_one_pass && holds_nf4_base(job) && job.mode != JobMode::serve &&
+      cache.largest_layer_linear) {
+    constexpr std::int64_t k_one_pass_bytes_per_value = 2 + 2 * 16 * 2;
+    const std::int64_t setup = ceil_div(
+        checked_mul(*cache.largest_layer_linear, k_one_pass_bytes_per_value, "the quantization"),
+        job.tp);
+    const std::int64_t step = checked_add(
+        checked_add(b.gradients, b.optimizer), checked_add(b.activations, b.logits));
+    b.overhead = checked_add(b.overhead, std::max<std::int64_t>(0, setup - step - b.overhead));
+  }
   return estimate;
 }
 
@@ -790,6 +806,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
   } else if (job.base_dtype == Dtype::int8) {
     add("LLM.int8 base");
   }
+  if (job.nf4_quantized_in_one_pass && holds_nf4_base(job)) add("quantized in one pass");
   if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
   if (job.mode == JobMode::serve && job.serve_autocast) add("fp32 weights under autocast");
   if (!job.bnb_matmul_keeps_inputs && holds_nf4_base(job)) {

@@ -393,6 +393,10 @@ std::string overhead_label(const Report& report) {
   if (job && job->mode == JobMode::serve && serving_comm_bytes(job->tp, report.assumptions) > 0) {
     label += " + TP buffers";
   }
+  // what quantizing the base in one pass holds at setup beyond the step's own terms
+  if (job && job->mode == JobMode::qlora && job->nf4_quantized_in_one_pass) {
+    label += " + nf4 setup";
+  }
   return label;
 }
 

@@ -39,7 +39,8 @@ std::string job_line(const Report& report);
 /// A training job checked against a card: "On 1 x l4: largest batch at 2,048 tokens: none;
 /// longest sequence at batch 1: 1,408 tokens" ("" otherwise).
 std::string job_limits_line(const Report& report);
-/// "CUDA context", or "CUDA context + TP buffers" for a tensor-parallel serve job.
+/// "CUDA context", or "CUDA context + TP buffers" for a tensor-parallel serve job, "+ nf4 setup"
+/// for a QLoRA base quantized in one pass.
 std::string overhead_label(const Report& report);
 
 // ---- time and cost (cost_sections.cpp) ----

@@ -115,6 +115,20 @@ bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
   return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
 }
 
+// torchtune before v0.2, by the row's version or date (before July 2024): it pinned torchao 0.1,
+// whose NF4 quantizes each weight in one pass (torchao chunked it in PR #196, in 0.2; torchtune
+// pinned torchao 0.3 from PR #1125, June 2024). Lower case.
+bool torchtune_before_v0_2(const std::string& text, const std::string& framework,
+                           const std::string& source) {
+  if (text.find("torchtune") == std::string::npos) return false;
+  static const std::regex torchtune_version = version_pattern("torchtune");
+  if (const std::optional<Version> version = version_after(framework, torchtune_version)) {
+    return *version < Version{0, 2};
+  }
+  const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
+  return date && *date < std::pair{2024, 7};
+}
+
 // Megatron-LM or NeMo (built on Megatron core): its fused optimizer, fused norms, vocab-parallel
 // loss and fp32 main copies. `text`: lower case; "nemo" as a word (not Nemotron, a model).
 bool names_megatron(const std::string& text) {
@@ -503,6 +517,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                        !names_megatron(framework_and_notes);
   job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes,
                                      to_lower(get("framework")), to_lower(get("source")));
+  job.nf4_quantized_in_one_pass =
+      (job.mode == JobMode::qlora || job.base_nf4) &&
+      torchtune_before_v0_2(framework_and_notes, to_lower(get("framework")),
+                            to_lower(get("source")));
   return "";
 }
 
@@ -517,6 +535,26 @@ MemoryCounter counter_named_in(const std::string& measure_method) {
     return MemoryCounter::reserved;
   }
   return MemoryCounter::allocated;
+}
+
+// vLLM logs "Loading model weights took X GB" with X in GiB: its model runner divides the bytes
+// by 2^30 (vLLM issue #14979). A measure derived by subtracting that figure read as decimal GB
+// ("DERIVED: peak_torch_memory A GiB minus weights X GB (Y GiB)") subtracted too little; the
+// row's own two logged values give A - X GiB.
+void rederive_vllm_weights_unit(std::map<std::string, std::string>& cell, MeasuredRow& row) {
+  const std::string method = to_lower(cell["measure_method"]);
+  if ((to_lower(cell["framework"]) + " " + method).find("vllm") == std::string::npos) return;
+  static const std::regex derived(R"(derived:[a-z_ ]*?([0-9]+(?:\.[0-9]+)?)\s*gib\s+minus\s+)"
+                                  R"(weights\s+([0-9]+(?:\.[0-9]+)?)\s*gb\b)");
+  std::smatch match;
+  if (!std::regex_search(method, match, derived)) return;
+  const std::optional<double> peak = number_cell(match[1].str());
+  const std::optional<double> weights = number_cell(match[2].str());
+  if (!peak || !weights || *peak <= *weights) return;
+  row.measured_gib = *peak - *weights;
+  row.measured_rederived = fmt::format(
+      "measured re-derived as {} - {} GiB = {:.2f} GiB (vLLM logs its weights in GiB as \"GB\")",
+      match[1].str(), match[2].str(), *row.measured_gib);
 }
 
 }  // namespace
@@ -534,6 +572,7 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
     row.usable_gib = number_cell(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;
   }
   row.measured_gib = number_cell(cell["job_measured_gib"]);
+  rederive_vllm_weights_unit(cell, row);
   row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
   row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
   row.kv_tokens = count_cell(cell["kv_cache_tokens"]);

@@ -299,6 +299,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                               budget_bytes(usable, a.memory.headroom_fraction));
         }
       }
+      if (!row.measured_rederived.empty()) result.read_as += "; " + row.measured_rederived;
       result.planned = true;
     } catch (const Error& error) {
       result.planned = false;

@@ -94,6 +94,10 @@ struct Job {
   /// nf4 absmax double-quantized (U8 per 64 values + F32 per 256 blocks: the QLoRA recipe,
   /// LitGPT bnb.nf4-dq); false: an F32 absmax per 64 values (bitsandbytes' default, bnb.nf4).
   bool nf4_double_quant = true;
+  /// The nf4 base is quantized on the GPU in one pass per weight (torchao before 0.2, pinned by
+  /// torchtune before v0.2): at model setup the largest weight's quantization holds 66 bytes per
+  /// value beside the stored weights (docs/memory.md, "Quantizing the base in one pass").
+  bool nf4_quantized_in_one_pass = false;
   /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
   /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
   bool kbit_upcast = false;

@@ -42,6 +42,9 @@ struct MeasuredRow {
   /// job_seq_len is a measured boundary (scored apart: RowResult::longest_seq_len).
   bool boundary = false;
   std::optional<double> measured_gib;  ///< per-GPU peak (kv_capacity: the engine's budget)
+  /// How measured_gib was re-derived from the row's own logged values, when the row's
+  /// derivation misread a log's unit (docs/validation.md, "Counters"); empty otherwise.
+  std::string measured_rederived;
   bool oom = false;
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
   std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged

@@ -348,6 +348,36 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   CHECK(refused.err.find("--shard-embeddings needs --strategy fsdp") != std::string::npos);
 }
 
+TEST_CASE("option --nf4-one-pass: torchao 0.1's quantization peaks at model setup", "[cli][json]") {
+  // Llama-3.1-8B QLoRA at 128 tokens. torchao 0.1 quantizes the largest weight, gate / up /
+  // down at 14,336 x 4,096 = 58,720,256 values, in one pass: 66 bytes a value beside the stored
+  // weights, 3,875,536,896 bytes, before any gradient, optimizer state or activation exists.
+  std::vector<std::string> args = {k_llama, "--json", "--mode", "qlora", "--seq-len", "128"};
+  const nlohmann::json chunked = run_json(args)["estimate"];
+  args.emplace_back("--nf4-one-pass");
+  const nlohmann::json one_pass = run_json(args)["estimate"];
+  const nlohmann::json& b = one_pass["breakdown"];
+  CHECK(b["weights"] == chunked["breakdown"]["weights"]);
+  // the overhead also holds the CUDA context (512 MiB), there at setup as at the step
+  const std::int64_t context = 512LL << 20;
+  CHECK(b["overhead"].get<std::int64_t>() - context + b["gradients"].get<std::int64_t>() +
+            b["optimizer"].get<std::int64_t>() + b["activations"].get<std::int64_t>() +
+            b["logits"].get<std::int64_t>() ==
+        3'875'536'896LL);
+  CHECK(one_pass["peak_bytes"].get<std::int64_t>() ==
+        b["weights"].get<std::int64_t>() + context + 3'875'536'896LL);
+  CHECK(one_pass["read_as"].get<std::string>().find("nf4 base, quantized in one pass") !=
+        std::string::npos);
+  std::vector<std::string> table = args;
+  table.erase(table.begin() + 1);  // without --json: the job line names what the overhead holds
+  CHECK(run(table).out.find(" + CUDA context + nf4 setup ") != std::string::npos);
+  // it says how an nf4 base is quantized: without one it is bad input
+  args[3] = "lora";
+  const CliResult refused = run(args);
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--nf4-one-pass needs --mode qlora") != std::string::npos);
+}
+
 TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
   REQUIRE(plan.at("cards").size() == 2);

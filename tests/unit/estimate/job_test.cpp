@@ -267,6 +267,37 @@ TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
   CHECK(e.breakdown.weights == 36'864 + 1'152 + 15'288 + 128'320 * 2 + adapters * 2 + 16'384);
 }
 
+TEST_CASE("an nf4 base quantized in one pass peaks at model setup", "[job][qlora]") {
+  trace::Job job = lora_qv_job();
+  job.mode = trace::JobMode::qlora;
+  job.seq_len = 1;  // one token: a step lighter than the setup
+  const trace::MemoryBreakdown chunked = estimate(job).breakdown;
+  CHECK(chunked.overhead == 0);
+  job.nf4_quantized_in_one_pass = true;
+  const trace::MemoryBreakdown one_pass = estimate(job).breakdown;
+  // torchao 0.1 quantizes the largest weight (gate, up, down: 128 x 64 = 8,192 values) in one
+  // pass: beside the stored weights (which count its bf16 copy), its scaled blocks (2 bytes a
+  // value) and its differences from the 16 nf4 levels and their absolute values (2 x 16 x 2
+  // bytes a value): 66 x 8,192 = 540,672 bytes, before any gradient, state or activation.
+  const std::int64_t step =
+      chunked.gradients + chunked.optimizer + chunked.activations + chunked.logits;
+  REQUIRE(step < 540'672);
+  CHECK(one_pass.weights == chunked.weights);
+  CHECK(one_pass.overhead == 540'672 - step);
+  CHECK(one_pass.total() == chunked.weights + 540'672);
+  CHECK(trace::describe_job(job).find("nf4 base, quantized in one pass") != std::string::npos);
+  // A step heavier than the setup sets the peak: nothing is added.
+  job.seq_len = 2048;
+  const trace::MemoryBreakdown long_step = estimate(job).breakdown;
+  REQUIRE(long_step.gradients + long_step.optimizer + long_step.activations + long_step.logits >
+          540'672);
+  CHECK(long_step.overhead == 0);
+  // A LoRA over a bf16 base quantizes nothing.
+  job.mode = trace::JobMode::lora;
+  job.seq_len = 16;
+  CHECK(estimate(job).breakdown.overhead == 0);
+}
+
 TEST_CASE("ZeRO-3 and FSDP gather a QLoRA base as it is stored", "[job]") {
   // nf4 without double quantization: per tensor, n / 2 bytes of packed values and an F32
   // absmax per 64 values + a 16-value F32 code book. q and o (4,096 values): 2,048 + 4 x (64 +

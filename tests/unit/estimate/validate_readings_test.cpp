@@ -341,6 +341,23 @@ TEST_CASE("the validator reads torchtune's chunked loss from its version or date
   CHECK(loss("HF Trainer (Dec 2024),,x,,") == LossImpl::full);
 }
 
+TEST_CASE("the validator reads torchao's one-pass nf4 quantization from torchtune's version",
+          "[validate][qlora]") {
+  const auto one_pass = [](const std::string& task, const std::string& weights,
+                           const std::string& text_cells) {
+    return one_row(task, weights, text_cells).job.nf4_quantized_in_one_pass;
+  };
+  // torchtune pinned torchao 0.1 until v0.2 (June 2024); torchao chunked the quantization in 0.2
+  CHECK(one_pass("qlora", "nf4", "torchtune (commit fef3ed10d; Apr 2024),,x,NF4 (torchao),"));
+  CHECK(one_pass("qlora", "nf4", "torchtune 0.1.1 lora_finetune_single_device,,x,,"));
+  CHECK_FALSE(one_pass("qlora", "nf4", "torchtune 0.2.0,,x,,"));
+  CHECK_FALSE(one_pass("qlora", "nf4", "torchtune (commit 30b8519e8),README 2024-09 table,x,,"));
+  CHECK_FALSE(one_pass("qlora", "nf4", "torchtune,,x,,"));  // no version, no date: not known
+  // only an nf4 base is quantized, and only torchtune's goes through torchao 0.1
+  CHECK_FALSE(one_pass("lora", "bf16", "torchtune (Apr 2024),,x,,"));
+  CHECK_FALSE(one_pass("qlora", "nf4", "HF transformers + PEFT (Apr 2024),,x,,"));
+}
+
 TEST_CASE("the validator reads LoRA targets module by module", "[validate][lora]") {
   using trace::LoraTargets;
   const auto targets = [](const std::string& cell) {
@@ -382,6 +399,41 @@ TEST_CASE("the validator compares each counter with what it sees", "[validate]")
   CHECK(board.results[1].estimate_gib == Approx(8'579'638 / k_gib));
   CHECK(board.results[2].estimate_gib == Approx((8'579'638 + (100LL << 20)) / k_gib));
   CHECK(board.results[3].estimate_gib == Approx((8'579'638 + (512LL << 20)) / k_gib));
+}
+
+TEST_CASE("a derivation that read vLLM's weights log as decimal GB is redone in GiB",
+          "[validate]") {
+  // vLLM prints bytes / 2^30 as "GB" (vLLM #14979). The row subtracted 14.9888 "GB" as 13.96
+  // GiB from a 17.06 GiB peak (3.10 GiB); in GiB it is 17.06 - 14.9888 = 2.0712 GiB.
+  const auto row = [](const std::string& framework, const std::string& method) {
+    return trace::parse_measured_csv(
+               k_header + row_line("1", "full", "128", "1", "single", "n/a", "1", "3.1", "0",
+                                   framework + ",," + method + ",,"))
+        .at(0);
+  };
+  const std::string derived =
+      "DERIVED: peak_torch_memory 17.06 GiB minus weights 14.9888 GB (13.96 GiB)";
+  const trace::MeasuredRow vllm = row("vLLM 0.6.x profile_run", derived);
+  REQUIRE(vllm.measured_gib.has_value());
+  CHECK(*vllm.measured_gib == Approx(2.0712));
+  CHECK(vllm.measured_rederived ==
+        "measured re-derived as 17.06 - 14.9888 GiB = 2.07 GiB (vLLM logs its weights in GiB as "
+        "\"GB\")");
+  // Another framework's GB, weights the row already took in GiB, or no derivation: as written.
+  for (const trace::MeasuredRow& kept :
+       {row("SGLang", derived), row("vLLM", "DERIVED: 17.06 GiB minus weights 14.99 GiB"),
+        row("vLLM", "peak_torch_memory 17.06 GiB; weights 14.9888 GB")}) {
+    REQUIRE(kept.measured_gib.has_value());
+    CHECK(*kept.measured_gib == Approx(3.1));
+    CHECK(kept.measured_rederived.empty());
+  }
+  // The scored row says so in its reading.
+  const trace::Scoreboard board = score(row_line("1", "full", "128", "1", "single", "n/a", "1",
+                                                 "3.1", "0", "vLLM,," + derived + ",,"));
+  REQUIRE(board.results.size() == 1);
+  CHECK(board.results[0].measured_gib == Approx(2.0712));
+  CHECK(board.results[0].read_as.find("; measured re-derived as 17.06 - 14.9888 GiB") !=
+        std::string::npos);
 }
 
 TEST_CASE("a row without a length or a card count is judged by its floor", "[validate]") {
