@@ -730,7 +730,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // copy (counted in the weights as the largest Linear's dequantized copy), its scaled blocks
   // (2 bytes a value), and each value's differences from the 16 nf4 levels and their absolute
   // values (2 x 16 x 2 bytes): 66 bytes a value over the weights, at model setup, before any
-  // gradient, optimizer state or activation exists. The excess over those counts as overhead.
+  // gradient, optimizer state or activation exists. The excess over those counts as overhead
+  // (a training job's overhead is empty here: the caller adds the CUDA context, there at both).
   if (job.nf4_quantized_in_one_pass && holds_nf4_base(job) && job.mode != JobMode::serve &&
       cache.largest_layer_linear) {
     constexpr std::int64_t k_one_pass_bytes_per_value = 2 + 2 * 16 * 2;
@@ -739,7 +740,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         job.tp);
     const std::int64_t step = checked_add(
         checked_add(b.gradients, b.optimizer), checked_add(b.activations, b.logits));
-    b.overhead = checked_add(b.overhead, std::max<std::int64_t>(0, setup - step - b.overhead));
+    b.overhead = checked_add(b.overhead, std::max<std::int64_t>(0, setup - step));
   }
   return estimate;
 }
