@@ -70,7 +70,8 @@ How to read it:
   (its TunerArguments and Megatron-SWIFT's tuner mixin), else PEFT's 0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
-  ("compile" in `framework` + `notes`); an nf4 base quantized in one pass at model setup by
+  ("compile" in `framework` + `notes`); an nf4 base quantized in one pass at model setup
+  (`--nf4-one-pass`) where the row names torchao before 0.2, or, naming no torchao version,
   torchtune before v0.2 (its version, else a date before July 2024: it pinned torchao 0.1;
   memory.md, "Quantizing the base in one pass"); a VLM's full fine-tune with its vision tower frozen
   (`--freeze-vision`) where `framework`, `sharding` or `notes` say so ("ViT frozen",

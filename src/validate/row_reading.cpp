@@ -115,11 +115,16 @@ bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
   return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
 }
 
-// torchtune before v0.2, by the row's version or date (before July 2024): it pinned torchao 0.1,
-// whose NF4 quantizes each weight in one pass (torchao chunked it in PR #196, in 0.2; torchtune
-// pinned torchao 0.3 from PR #1125, June 2024). Lower case.
-bool torchtune_before_v0_2(const std::string& text, const std::string& framework,
-                           const std::string& source) {
+// Whether torchao quantized the nf4 base in one pass per weight: torchao before 0.2 (it chunked
+// the quantization in PR #196, in 0.2), by the version the row gives for torchao, else torchtune
+// before v0.2, by its version or date (before July 2024), which pinned torchao 0.1 (torchao 0.3
+// from PR #1125, June 2024). Lower case.
+bool torchao_quantizes_in_one_pass(const std::string& text, const std::string& framework,
+                                   const std::string& source) {
+  static const std::regex torchao_version = version_pattern("torchao");
+  if (const std::optional<Version> torchao = version_after(text, torchao_version)) {
+    return *torchao < Version{0, 2};
+  }
   if (text.find("torchtune") == std::string::npos) return false;
   static const std::regex torchtune_version = version_pattern("torchtune");
   if (const std::optional<Version> version = version_after(framework, torchtune_version)) {
@@ -519,8 +524,9 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                                      to_lower(get("framework")), to_lower(get("source")));
   job.nf4_quantized_in_one_pass =
       (job.mode == JobMode::qlora || job.base_nf4) &&
-      torchtune_before_v0_2(framework_and_notes, to_lower(get("framework")),
-                            to_lower(get("source")));
+      torchao_quantizes_in_one_pass(to_lower(get("framework") + " " + get("notes") + " " +
+                                             get("quantization")),
+                                    to_lower(get("framework")), to_lower(get("source")));
   return "";
 }
 
@@ -545,7 +551,8 @@ void rederive_vllm_weights_unit(std::map<std::string, std::string>& cell, Measur
   const std::string method = to_lower(cell["measure_method"]);
   if ((to_lower(cell["framework"]) + " " + method).find("vllm") == std::string::npos) return;
   static const std::regex derived(R"(derived:[a-z_ ]*?([0-9]+(?:\.[0-9]+)?)\s*gib\s+minus\s+)"
-                                  R"(weights\s+([0-9]+(?:\.[0-9]+)?)\s*gb\b)");
+                                  R"((?:the\s+)?(?:model\s+)?weights?\s+(?:of\s+)?)"
+                                  R"(([0-9]+(?:\.[0-9]+)?)\s*gb\b)");
   std::smatch match;
   if (!std::regex_search(method, match, derived)) return;
   const std::optional<double> peak = number_cell(match[1].str());

@@ -353,6 +353,9 @@ TEST_CASE("the validator reads torchao's one-pass nf4 quantization from torchtun
   CHECK_FALSE(one_pass("qlora", "nf4", "torchtune 0.2.0,,x,,"));
   CHECK_FALSE(one_pass("qlora", "nf4", "torchtune (commit 30b8519e8),README 2024-09 table,x,,"));
   CHECK_FALSE(one_pass("qlora", "nf4", "torchtune,,x,,"));  // no version, no date: not known
+  // a torchao version the row gives decides, whatever torchtune's date
+  CHECK(one_pass("qlora", "nf4", "custom script,,x,NF4 (torchao 0.1),"));
+  CHECK_FALSE(one_pass("qlora", "nf4", "torchtune (Apr 2024),torchao 0.3.1,x,,"));
   // only an nf4 base is quantized, and only torchtune's goes through torchao 0.1
   CHECK_FALSE(one_pass("lora", "bf16", "torchtune (Apr 2024),,x,,"));
   CHECK_FALSE(one_pass("qlora", "nf4", "HF transformers + PEFT (Apr 2024),,x,,"));
@@ -419,6 +422,8 @@ TEST_CASE("a derivation that read vLLM's weights log as decimal GB is redone in 
   CHECK(vllm.measured_rederived ==
         "measured re-derived as 17.06 - 14.9888 GiB = 2.07 GiB (vLLM logs its weights in GiB as "
         "\"GB\")");
+  CHECK(*row("vLLM 0.6.4", "DERIVED: 17.06 GiB minus model weights of 14.9888 GB").measured_gib ==
+        Approx(2.0712));
   // Another framework's GB, weights the row already took in GiB, or no derivation: as written.
   for (const trace::MeasuredRow& kept :
        {row("SGLang", derived), row("vLLM", "DERIVED: 17.06 GiB minus weights 14.99 GiB"),
