@@ -66,8 +66,10 @@ How to read it:
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
   targets (`lora_targets`); LoRA dropout ("dropout 0.05", "lora_dropout 0.1" in `lora_targets`,
-  `framework` or `notes`, else the framework's default: 0.05 for LitGPT and for ms-swift
-  (its TunerArguments and Megatron-SWIFT's tuner mixin), else PEFT's 0); nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
+  `framework` or `notes`, else the framework's default: 0.05 for LitGPT, for ms-swift
+  (its TunerArguments and Megatron-SWIFT's tuner mixin) and for torchtune before v0.3 (its LoRA
+  builders' default until PR #1492, Sept 2024, known by its version or date), else PEFT's 0);
+  nf4 without double quantization (`quantization` "bnb.nf4", LitGPT's name, not
   "bnb.nf4-dq"); PEFT's fp32 upcast of a 4-/8-bit base (`framework` names PEFT, TRL, axolotl or
   FastChat, and not Unsloth, LLaMA-Factory, fsdp_qlora, LitGPT or torchtune); torch.compile
   ("compile" in `framework` + `notes`); an nf4 base quantized in one pass at model setup
@@ -156,9 +158,11 @@ say):
   163 and 238 (Llama-3.2-11B-Vision) and 239 (Qwen2.5-VL-72B) are vLLM profiles dominated by
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in
   its notes); 1002 and 1020 record the card's size ("fits at the card limit"), not a measured
-  peak; 94's gap (5.7 GiB) is close to the half of the frozen base (6.3 GiB) a GPU
-  holds unsharded where FSDP keeps frozen parameters gathered, as before PyTorch 2.1 (the row
-  gives no version); 1018 is one of the
+  peak; 94 (torchtune's April 2024 FSDP LoRA without checkpointing, against reserved
+  memory: −25.2%, 4.9 GiB short) is not explained: the tensors that recipe's code keeps for
+  backward, counted one by one, come to less than trace's activations, so the gap lies outside
+  them (FSDP1's gathered buffers or the caching allocator's reserve beyond the 5% headroom);
+  1018 is one of the
   ms-swift Megatron examples (maintainer figures rounded to 1 GiB), 9 of 12 of which sit 8–28%
   above trace (of the others, 1017 is within 1% and trace is 13% and 23% above 1006 and 1012),
   a Megatron-side term trace does not have; 223, 235 and 236 (Unsloth notebooks: reserved

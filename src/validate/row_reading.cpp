@@ -115,6 +115,19 @@ bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
   return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
 }
 
+// torchtune before v0.3, known by the row's version or date (before Sept 2024); a row that gives
+// neither is not known to be either. Lower case.
+bool torchtune_before_v0_3(const std::string& text, const std::string& framework,
+                           const std::string& source) {
+  if (text.find("torchtune") == std::string::npos) return false;
+  static const std::regex torchtune_version = version_pattern("torchtune");
+  if (const std::optional<Version> version = version_after(framework, torchtune_version)) {
+    return *version < Version{0, 3};
+  }
+  const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
+  return date && *date < std::pair{2024, 9};
+}
+
 // Whether torchao quantized the nf4 base in one pass per weight: torchao before 0.2 (it chunked
 // the quantization in PR #196, in 0.2), by the version the row gives for torchao, else torchtune
 // before v0.2, by its version or date (before July 2024), which pinned torchao 0.1 (torchao 0.3
@@ -208,7 +221,7 @@ std::optional<std::string> number_after(const std::string& text, std::string_vie
 // The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout_p 0.05",
 // "dropout 0"), else the framework's default where the text names one whose default is not 0
 // (LitGPT: 0.05 in finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
-double lora_dropout_in(const std::string& text) {  // text: lower case
+double lora_dropout_in(const std::string& text, bool old_torchtune) {  // text: lower case
   for (const std::string_view key : {"dropout", "dropout_p"}) {
     if (const std::optional<std::string> written = number_after(text, key)) {
       if (const std::optional<double> value = number_cell(*written); value && *value >= 0 && *value < 1) {
@@ -216,9 +229,11 @@ double lora_dropout_in(const std::string& text) {  // text: lower case
       }
     }
   }
-  // The frameworks' own defaults: LitGPT's 0.05, and ms-swift's (TunerArguments and
-  // Megatron-SWIFT's MegatronTunerMixin both set lora_dropout = 0.05); PEFT's LoraConfig 0.
-  if (names_litgpt(text) || names_ms_swift(text)) return 0.05;
+  // The frameworks' own defaults: LitGPT's 0.05, ms-swift's (TunerArguments and
+  // Megatron-SWIFT's MegatronTunerMixin both set lora_dropout = 0.05) and torchtune's before
+  // v0.3 (its LoRA model builders' lora_dropout = 0.05 until PR #1492, Sept 2024, set 0.0);
+  // PEFT's LoraConfig 0.
+  if (names_litgpt(text) || names_ms_swift(text) || old_torchtune) return 0.05;
   return 0.0;
 }
 
@@ -474,7 +489,10 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
     job.precision = Precision::mixed;
   }
   if (job.mode == JobMode::lora || job.mode == JobMode::qlora) {
-    job.lora_dropout = lora_dropout_in(to_lower(get("lora_targets")) + " " + framework_and_notes);
+    job.lora_dropout = lora_dropout_in(
+        to_lower(get("lora_targets")) + " " + framework_and_notes,
+        torchtune_before_v0_3(framework_and_notes, to_lower(get("framework")),
+                              to_lower(get("source"))));
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
                       prepares_kbit_model(framework_and_notes);
   }

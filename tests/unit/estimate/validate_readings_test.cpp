@@ -194,6 +194,13 @@ TEST_CASE("the validator reads LoRA dropout and nf4 double quantization from the
   CHECK(one_row("lora", "bf16", "ms-swift swift sft,,x,,").job.lora_dropout == Approx(0.05));
   CHECK(one_row("lora", "bf16", "ms-swift megatron sft,,x,,").job.lora_dropout == Approx(0.05));
   CHECK(one_row("lora", "bf16", "ms-swift swift sft,lora_dropout 0,x,,").job.lora_dropout == 0);
+  // torchtune's LoRA builders defaulted to 0.05 until v0.3 (PR #1492, Sept 2024), then 0.0
+  CHECK(one_row("lora", "bf16", "torchtune (commit fef3ed10d; Apr 2024),,x,,").job.lora_dropout ==
+        Approx(0.05));
+  CHECK(one_row("qlora", "nf4", "torchtune 0.2.1,,x,,").job.lora_dropout == Approx(0.05));
+  CHECK(one_row("lora", "bf16", "torchtune 0.3.0,,x,,").job.lora_dropout == 0);
+  CHECK(one_row("lora", "bf16", "torchtune (Oct 2024),,x,,").job.lora_dropout == 0);
+  CHECK(one_row("lora", "bf16", "torchtune,,x,,").job.lora_dropout == 0);  // not known to be old
   CHECK(one_row("lora", "bf16", "HF Trainer + PEFT,,x,,").job.lora_dropout == 0);
   CHECK(one_row("full", "n/a", "litgpt finetune,,x,,").job.lora_dropout == 0);  // no adapters
   CHECK_FALSE(one_row("qlora", "nf4", "litgpt,,x,bnb.nf4,").job.nf4_double_quant);
