@@ -43,7 +43,10 @@ How to read it:
   larger of the forward pass and the sampling step (memory.md, "Serve jobs"). The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
   whole on each rank); MLA layers are cached per head, V padded, on vLLM before 0.7.1 or with
-  `VLLM_MLA_DISABLE=1` (memory.md, "MLA cache layout").
+  `VLLM_MLA_DISABLE=1` (memory.md, "MLA cache layout"). An engine serves a quantized
+  checkpoint at its stored size less its MTP layers, as trace's serve plans do, unless
+  `framework` + `notes` say it decodes speculatively with them ("MTP n=3", "speculative", not
+  "no MTP"; `--serve-mtp`).
 - **what each row's cells say beyond `job_*`** (read the same way for every row, no per-source
   constant): the loss implementation (`job_loss`, else `framework` + `notes`: Cut Cross-Entropy
   or Liger → `cut`, Unsloth → `fused`, a Megatron or NeMo `framework` → `vocab-parallel`,

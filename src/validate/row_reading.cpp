@@ -621,6 +621,13 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.engine_eager = engine_text.find("enforce_eager") != std::string::npos ||
                      engine_text.find("enforce-eager") != std::string::npos ||
                      to_lower(cell["attention"]).find("enforce_eager") != std::string::npos;
+  // Speculative decoding with the checkpoint's MTP layers ("MTP n=3", "num_speculative_tokens"):
+  // the engine loads them beside the model ("no MTP" says it does not).
+  static const std::regex mtp_word(R"((^|[^a-z])mtp([^a-z]|$))");
+  const std::string mtp_text = to_lower(cell["framework"] + " " + cell["notes"]);
+  row.engine_mtp = mtp_text.find("no mtp") == std::string::npos &&
+                   (std::regex_search(mtp_text, mtp_word) ||
+                    mtp_text.find("speculative") != std::string::npos);
   bool v1 = framework_text.find("vllm v1") != std::string::npos;
   static const std::regex vllm_version = version_pattern("vllm");
   if (const std::optional<Version> vllm = version_after(framework_text, vllm_version)) {

@@ -186,13 +186,18 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
         profile.concurrency = sequences;
         profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
         result.read_as = fmt::format(
-            "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}", profile_tokens,
+            "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}", profile_tokens,
             row.engine_chunked_prefill ? "chunked prefill" : "one pass", sequences, max_len,
             job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
             row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
                 ? ", MLA cached per head"
-                : "");
-        if (model.quantization) profile.weight_bytes = estimate_storage(model, params).bytes;
+                : "",
+            row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "");
+        if (model.quantization) {
+          // the checkpoint's stored size, its MTP layers only when the engine loads them
+          const StorageEstimate storage = estimate_storage(model, params);
+          profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
+        }
         MemoryAssumptions engine_memory = a.memory;
         engine_memory.prefill_chunk_tokens = profile_tokens;
         engine_memory.max_num_seqs = sequences;

@@ -59,6 +59,9 @@ struct MeasuredRow {
   bool serving_engine = false;
   /// Engine rows run in eager mode (--enforce-eager): no CUDA graphs captured.
   bool engine_eager = false;
+  /// Engine rows that decode speculatively with the checkpoint's MTP layers, which the engine
+  /// then loads (--serve-mtp); otherwise they are left out, as trace's serve plans do.
+  bool engine_mtp = false;
   /// Engine rows: the max_num_seqs the row states (the profile run samples that many sequences).
   std::optional<std::int64_t> engine_max_num_seqs;
   /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "test_data.hpp"
 #include "tiny_models.hpp"
 #include "trace/csv.hpp"
 #include "trace/error.hpp"
@@ -244,6 +245,45 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK(one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,").engine_chunked_prefill);
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM v0.6.5-dev,,x,,").engine_chunked_prefill);
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_chunked_prefill);
+}
+
+TEST_CASE("an engine loads a quantized checkpoint's MTP layers only to decode speculatively",
+          "[validate][kv]") {
+  const auto mtp = [](const std::string& text_cells) {
+    return one_row("kv_capacity", "fp8", text_cells).engine_mtp;
+  };
+  CHECK(mtp("vLLM v0.24.0 (slug vllm/nemotron-75b-multi-mtp); MTP n=3,,x,,"));
+  CHECK(mtp("vLLM,speculative decoding (num_speculative_tokens 2),x,,"));
+  CHECK_FALSE(mtp("vLLM v0.24.0 (PIECEWISE CUDA graphs); no MTP,,x,,"));
+  CHECK_FALSE(mtp("vLLM 0.8.3,,x,,"));
+  // Scored on the NVIDIA Nemotron-3 Puzzle 75B NVFP4 checkpoint (two MTP layers) at TP 4: the
+  // KV pool left is smaller by the MTP layers' stored bytes over 4 GPUs when they are loaded.
+  const std::string config =
+      trace::test::catalog_text("nvidia/NVIDIA-Nemotron-Labs-3-Puzzle-75B-A9B-NVFP4");
+  REQUIRE_FALSE(config.empty());
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+      "gpu_mem_util,framework,measure_method,kv_cache_mem_gib\n";
+  const auto row = [](const std::string& id, const std::string& framework) {
+    return id + ",nvidia/x,x.json,kv_capacity,200000,,4,tp,4,fp8,bf16_pure,none,23.58,,0,0.85," +
+           framework + ",x,4.18\n";
+  };
+  const trace::Scoreboard board = trace::validate_rows(
+      trace::parse_measured_csv(header + row("1", "vLLM v0.24.0 MTP n=3") +
+                                row("2", "vLLM v0.24.0")),
+      [&](const trace::MeasuredRow&) -> std::optional<std::string> { return config; });
+  REQUIRE(board.results.size() == 2);
+  REQUIRE(board.results[0].breakdown.has_value());
+  REQUIRE(board.results[1].breakdown.has_value());
+  const trace::ModelDescription model = trace::parse_model_config(config);
+  const std::int64_t mtp_bytes =
+      trace::estimate_storage(model, trace::count_parameters(model)).mtp_bytes;
+  REQUIRE(mtp_bytes > 0);
+  CHECK(board.results[0].breakdown->weights - board.results[1].breakdown->weights ==
+        (mtp_bytes + 3) / 4);
+  CHECK(board.results[0].read_as.find(", MTP layers loaded") != std::string::npos);
+  CHECK(board.results[1].read_as.find("MTP") == std::string::npos);
 }
 
 TEST_CASE("an engine row without job_seq_len takes the max_model_len its text states", "[validate][kv]") {
