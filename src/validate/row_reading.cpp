@@ -105,27 +105,31 @@ bool vision_frozen_in(const std::string& text) {
          has("qwen-vl-finetune") || (has("qwenlm/qwen") && has("finetune"));
 }
 
-// torchtune v0.3 or later, by the row's version or date (Sept 2024 on). Lower case.
-bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
-                         const std::string& source) {
-  if (text.find("torchtune") == std::string::npos) return false;
-  static const std::regex torchtune_version = version_pattern("torchtune");
-  const std::optional<Version> version = version_after(framework, torchtune_version);
-  const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
-  return (version && *version >= Version{0, 3}) || (date && *date >= std::pair{2024, 9});
-}
-
-// torchtune before v0.3, known by the row's version or date (before Sept 2024); a row that gives
-// neither is not known to be either. Lower case.
-bool torchtune_before_v0_3(const std::string& text, const std::string& framework,
-                           const std::string& source) {
-  if (text.find("torchtune") == std::string::npos) return false;
+// Whether a torchtune row predates a release, by the version the row gives for torchtune, else
+// by its date against the release's month; nullopt when the row names no torchtune, or neither.
+// Lower case.
+std::optional<bool> torchtune_before(const Version& release, std::pair<int, int> release_month,
+                                     const std::string& text, const std::string& framework,
+                                     const std::string& source) {
+  if (text.find("torchtune") == std::string::npos) return std::nullopt;
   static const std::regex torchtune_version = version_pattern("torchtune");
   if (const std::optional<Version> version = version_after(framework, torchtune_version)) {
-    return *version < Version{0, 3};
+    return *version < release;
   }
   const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
-  return date && *date < std::pair{2024, 9};
+  if (!date) return std::nullopt;
+  return *date < release_month;
+}
+
+// torchtune v0.3 or later (Sept 2024 on), and before it, each known by the row's version or
+// date; a row that gives neither is neither. Lower case.
+bool torchtune_from_v0_3(const std::string& text, const std::string& framework,
+                         const std::string& source) {
+  return torchtune_before({0, 3}, {2024, 9}, text, framework, source) == false;
+}
+bool torchtune_before_v0_3(const std::string& text, const std::string& framework,
+                           const std::string& source) {
+  return torchtune_before({0, 3}, {2024, 9}, text, framework, source) == true;
 }
 
 // Whether torchao quantized the nf4 base in one pass per weight: torchao before 0.2 (it chunked
@@ -138,13 +142,7 @@ bool torchao_quantizes_in_one_pass(const std::string& text, const std::string& f
   if (const std::optional<Version> torchao = version_after(text, torchao_version)) {
     return *torchao < Version{0, 2};
   }
-  if (text.find("torchtune") == std::string::npos) return false;
-  static const std::regex torchtune_version = version_pattern("torchtune");
-  if (const std::optional<Version> version = version_after(framework, torchtune_version)) {
-    return *version < Version{0, 2};
-  }
-  const std::optional<std::pair<int, int>> date = year_month_in(text + " " + source);
-  return date && *date < std::pair{2024, 7};
+  return torchtune_before({0, 2}, {2024, 7}, text, framework, source) == true;
 }
 
 // Megatron-LM or NeMo (built on Megatron core): its fused optimizer, fused norms, vocab-parallel
