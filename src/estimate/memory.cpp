@@ -515,8 +515,9 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
   std::vector<LayerActivation> layers;
   for (const Stack& stack : model.stacks) {
-    // Image tokens are not modelled yet; MTP layers are (they run in training).
-    if (stack.vision) continue;
+    // Image tokens are not modelled yet; MTP layers do not run: transformers' implementations
+    // leave them out (trace's training weights do too).
+    if (stack.vision || stack.mtp) continue;
     for (const Block& block : stack.blocks) {
       LayerActivation layer;
       layer.values_per_token = attention_saved_values(block.attention);
@@ -573,9 +574,11 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
     values_per_token = checked_add(values_per_token, layer.values_per_token, "the activation size");
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes, "the activation size");
   }
-  // final norm input + head input, per text stack
+  // final norm input + head input, per text stack (MTP layers left out, as above)
   for (const Stack& stack : model.stacks) {
-    if (!stack.vision) values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
+    if (!stack.vision && !stack.mtp) {
+      values_per_token = checked_add(values_per_token, 2 * model.hidden_size);
+    }
   }
   std::int64_t hidden_bytes = checked_product(
       {values_per_token, seq_len, assumptions.activation_bytes}, "the activation size");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "test_data.hpp"
 #include "tiny_models.hpp"
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
@@ -685,3 +686,28 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   serve.gpus = serve.tp = 2;
   CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs tp2");
 }
+
+TEST_CASE("a training job neither holds nor runs the checkpoint's MTP layers", "[job]") {
+  // transformers' GLM-4.5 leaves its MTP layer out: the same job with and without it in the
+  // config holds the same weights and saves the same activations.
+  const std::string with_text = trace::test::config_text("zai-org--GLM-4.5-Air.reconstructed.json");
+  nlohmann::json config = nlohmann::json::parse(with_text);
+  REQUIRE(config.value("num_nextn_predict_layers", 0) == 1);
+  config["num_nextn_predict_layers"] = 0;
+  const trace::ModelDescription with_mtp = trace::parse_model_config(with_text);
+  const trace::ModelDescription without_mtp = trace::parse_model_config(config.dump());
+  const trace::ParameterCount with_params = trace::count_parameters(with_mtp);
+  REQUIRE(with_params.mtp > 0);
+  for (const trace::Checkpointing checkpointing :
+       {trace::Checkpointing::none, trace::Checkpointing::full}) {
+    trace::Job job = lora_qv_job();
+    job.checkpointing = checkpointing;
+    const trace::MemoryBreakdown a = trace::estimate_job(with_mtp, with_params, job).breakdown;
+    const trace::MemoryBreakdown b =
+        trace::estimate_job(without_mtp, trace::count_parameters(without_mtp), job).breakdown;
+    CHECK(a.weights == b.weights);
+    CHECK(a.activations == b.activations);
+    CHECK(a.total() == b.total());
+  }
+}
+
