@@ -83,6 +83,10 @@ How to read it:
   "freeze_vit") or name a framework that freezes it by default (LLaMA-Factory, ms-swift, Qwen's
   fine-tuning scripts), unless they say it trains ("freeze_vision_tower false",
   "tune_mm_vision true").
+- **MTP layers**: a training row trains the checkpoint's multi-token-prediction layers
+  (`--train-mtp`) where `framework` + `notes` give Megatron's `mtp_num_layers` (or
+  `--mtp-num-layers`) at 1 or more and the model has them; otherwise they are left out, as
+  transformers does.
 - **gradient accumulation under PyTorch FSDP** (`job_sharding` fsdp): the accumulation the row
   states ("grad accum 8", "gradient_accumulation_steps=4"), else LitGPT's default global batch
   of 64 samples over GPUs × micro-batch; Lightning Fabric (LitGPT) and Accelerate / HF Trainer

@@ -62,6 +62,7 @@ struct PlanOptions {
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
   bool nf4_one_pass = false;
+  bool train_mtp = false;
   bool kbit_upcast = false;
   bool fused_optimizer = false;
   bool fused_norms = false;
@@ -323,6 +324,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
        "QLoRA's nf4 base quantized on the GPU in one pass per weight (torchao before 0.2, "
        "torchtune before v0.2): model setup holds 66 bytes per value of the largest weight "
        "beside the stored weights"},
+      {"--train-mtp", &options.train_mtp,
+       "training: the checkpoint's multi-token-prediction layers train too (Megatron / NeMo "
+       "--mtp-num-layers): their weights, gradients, optimizer states and activations, and one "
+       "more loss over the vocabulary per MTP depth; default: left out, as transformers does"},
       {"--fused-optimizer", &options.fused_optimizer,
        "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
        "Megatron): no foreach temporary of one optimizer state's size during the step"},
@@ -454,6 +459,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;
   job.nf4_quantized_in_one_pass = options.nf4_one_pass && job.mode == JobMode::qlora;
+  job.train_mtp = options.train_mtp && job.mode != JobMode::serve;
   job.kbit_upcast = options.kbit_upcast;
   job.foreach_step = !options.fused_optimizer;
   job.eager_rms_norm = !options.fused_norms;
@@ -613,6 +619,10 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_graph = options.graph;
   if (options.nf4_one_pass && options.plan_mode != "qlora") {
     throw ConfigError("--nf4-one-pass needs --mode qlora (it says how the nf4 base is quantized)");
+  }
+  if (options.train_mtp && options.plan_mode == "serve") {
+    throw ConfigError(
+        "--train-mtp is for training jobs (serving loads MTP layers with --serve-mtp)");
   }
   if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
   request.training = make_job(options, "full");

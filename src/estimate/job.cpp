@@ -229,10 +229,10 @@ ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_
 // as vLLM's get_pp_indices and Megatron do (pipeline_stage_of): the first stage also holds the
 // embeddings, a vision tower and the norms, the last the head, a tied head included (with
 // pp > 1 the last stage keeps its own copy of the matrix). `total`: the text model's
-// parameters, MTP layers left out.
+// parameters, MTP layers left out; `trained_mtp`: the MTP layers' when they train, on the last.
 std::int64_t busiest_stage_params(const ModelDescription& model, std::int64_t total,
-                                  std::int64_t pp) {
-  if (pp <= 1) return total;
+                                  std::int64_t trained_mtp, std::int64_t pp) {
+  if (pp <= 1) return checked_add(total, trained_mtp, "the weights");
   std::vector<std::int64_t> stages = stage_totals(
       model, pp, [](const Stack& stack) { return !stack.vision && !stack.mtp; },
       // a shared block is held where it is first defined
@@ -246,8 +246,24 @@ std::int64_t busiest_stage_params(const ModelDescription& model, std::int64_t to
   const std::int64_t outside_layers =
       std::max<std::int64_t>(0, total + tied_head - in_layers - head);
   stages.front() = checked_add(stages.front(), outside_layers, "the weights");
-  stages.back() = checked_add(stages.back(), head, "the weights");
+  // trained MTP layers sit after the last layer, beside the head they share (Megatron)
+  stages.back() = checked_add(checked_add(stages.back(), head, "the weights"), trained_mtp,
+                              "the weights");
   return *std::max_element(stages.begin(), stages.end());
+}
+
+// The embedding and head copies some checkpoints store with each MTP layer (DeepSeek-V3,
+// GLM-4.5): training shares the model's own (Megatron's MTP block takes the embedding and the
+// output layer of the model), so trained MTP layers leave them out.
+std::int64_t mtp_vocab_copies(const ModelDescription& model) {
+  std::int64_t copies = 0;
+  for (const ExtraParameter& extra : model.extra_parameters) {
+    if (extra.component == "mtp" &&
+        (extra.op == "Embedding" || extra.name.ends_with(".shared_head.head"))) {
+      copies = checked_add(copies, extra.params, "the weights");
+    }
+  }
+  return copies;
 }
 
 struct JobEstimator::Cache {
@@ -292,8 +308,21 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   JobEstimate estimate;
   MemoryBreakdown& b = estimate.breakdown;
   const std::int64_t dp = job.gpus / (job.tp * job.pp);
-  // Training and serving load the text model; HF implementations skip MTP layers.
-  const std::int64_t total = params.total - params.mtp;
+  if (job.train_mtp && (params.mtp == 0 || model.mtp_depths == 0)) {
+    throw ConfigError("--train-mtp: this model has no multi-token-prediction layers to train");
+  }
+  if (job.train_mtp && (holds_nf4_base(job) || job.base_dtype == Dtype::int8)) {
+    throw ConfigError("--train-mtp over a 4-bit or 8-bit base is not modelled (trace quantizes "
+                      "the base without its MTP layers)");
+  }
+  if (job.train_mtp && job.mode == JobMode::serve) {
+    throw ConfigError("--train-mtp is for training jobs (serving loads MTP layers with "
+                      "--serve-mtp)");
+  }
+  // Training and serving load the text model; HF implementations skip MTP layers, which train
+  // only where asked (Megatron's --mtp-num-layers: Job::train_mtp).
+  const std::int64_t mtp_params = job.train_mtp ? params.mtp - mtp_vocab_copies(model) : 0;
+  const std::int64_t total = params.total - params.mtp + mtp_params;
   // The busiest pipeline stage's share of the parameters: 1 / pp for stages balanced by
   // memory (Accelerate's device_map), the heaviest stage's for stages split by layer count.
   const bool stages_alike = job.pp == 1 || job.pipeline_by_memory;
@@ -302,7 +331,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     auto found = cache.stage_share.find(job.pp);
     if (found == cache.stage_share.end()) {
       found = cache.stage_share
-                  .emplace(job.pp, static_cast<double>(busiest_stage_params(model, total, job.pp)) /
+                  .emplace(job.pp, static_cast<double>(busiest_stage_params(
+                                                   model, total - mtp_params, mtp_params, job.pp)) /
                                        static_cast<double>(std::max<std::int64_t>(total, 1)))
                   .first;
     }
@@ -476,7 +506,15 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // size = TP when EP divides DP, else what TP x DP leaves over) and their sharded terms over
   // the expert-data-parallel ranks, TP x DP / (EP x ETP). With ep = 1 the expert split equals
   // the dense one (tp ranks, dp shards).
-  const std::int64_t experts = component_count(params, "experts");
+  std::int64_t experts = component_count(params, "experts");
+  if (job.train_mtp) {
+    // trained MTP layers' routed experts split as the others do
+    for (const layout::NamedLinear& linear : linears()) {
+      if (linear.mtp && linear.expert) {
+        experts = checked_add(experts, checked_product({linear.rows, linear.cols, linear.count}));
+      }
+    }
+  }
   const double expert_share =
       total > 0 ? static_cast<double>(std::min(experts, total)) / static_cast<double>(total) : 0.0;
   const std::int64_t expert_tp =
@@ -585,6 +623,8 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     layers = cache.layers.emplace(job.seq_len, layer_activations(model, job.seq_len)).first;
   }
   for (const LayerActivation& layer : layers->second) {
+    // MTP layers run only where they are trained (their weights count only then too).
+    if (layer.mtp && !job.train_mtp) continue;
     // QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward (ctx.tensors = (A, B)),
     // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =
@@ -617,8 +657,15 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   }
   const std::int64_t widest_scores =
       checked_mul(widest_score_values, score_bytes, "the attention scores");
-  // The final norm's input (residual dtype) and the head's input, per token.
-  saved_bytes = checked_add(saved_bytes, checked_mul(model.hidden_size, 2 * act + residual_extra));
+  // The final norm's input (residual dtype) and the head's input, per token; each trained MTP
+  // depth has its own, and its input projection's (the two normed halves, 2h).
+  const std::int64_t heads = 1 + (job.train_mtp ? model.mtp_depths : 0);
+  saved_bytes = checked_add(
+      saved_bytes, checked_mul(checked_mul(model.hidden_size, 2 * act + residual_extra), heads));
+  if (job.train_mtp) {
+    saved_bytes = checked_add(
+        saved_bytes, checked_product({model.mtp_depths, 2 * model.hidden_size, act}));
+  }
   inputs = checked_add(inputs, 2 * model.hidden_size);
   // The final RMSNorm's fp32 copy (and normalised input) is saved outside any checkpoint.
   std::int64_t final_rms_norm_values = 0;
@@ -702,8 +749,10 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                                      : job.loss == LossImpl::vocab_parallel
                                          ? a.logits_bytes_vocab_parallel
                                          : a.logits_bytes_per_value;
-  b.logits = ceil_div(checked_product({model.vocab_size, tokens, logits_bytes}, "the logits"),
-                      job.tp);
+  // A trained MTP depth computes its own logits and loss through the shared head; they are
+  // alive together until backward (Megatron's MTP loss).
+  b.logits = ceil_div(
+      checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
   // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
   // one accumulated between its branches, the branch's being added), in the residual dtype.
   const std::int64_t residual_gradients =
@@ -846,6 +895,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
   }
   if (job.frozen_in_flat_params) add("frozen grads");
   if (job.freeze_vision && job.mode == JobMode::full) add("vision frozen");
+  if (job.train_mtp) add("MTP trained");
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 

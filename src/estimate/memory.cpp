@@ -515,11 +515,11 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
   std::vector<LayerActivation> layers;
   for (const Stack& stack : model.stacks) {
-    // Image tokens are not modelled yet; MTP layers do not run: transformers' implementations
-    // leave them out (trace's training weights do too).
-    if (stack.vision || stack.mtp) continue;
+    // Image tokens are not modelled yet. MTP layers are marked: they run only where trained.
+    if (stack.vision) continue;
     for (const Block& block : stack.blocks) {
       LayerActivation layer;
+      layer.mtp = stack.mtp;
       layer.values_per_token = attention_saved_values(block.attention);
       if (block.cross_attention) layer.values_per_token += attention_saved_values(*block.cross_attention);
       layer.values_per_token += ffn_saved_values(block);
@@ -571,10 +571,12 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
   std::int64_t values_per_token = 0;
   std::int64_t chunk_states = 0;
   for (const LayerActivation& layer : layer_activations(model, seq_len)) {
+    // transformers' implementations neither load nor run the MTP layers
+    if (layer.mtp) continue;
     values_per_token = checked_add(values_per_token, layer.values_per_token, "the activation size");
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes, "the activation size");
   }
-  // final norm input + head input, per text stack (MTP layers left out, as above)
+  // final norm input + head input, per text stack (MTP layers left out)
   for (const Stack& stack : model.stacks) {
     if (!stack.vision && !stack.mtp) {
       values_per_token = checked_add(values_per_token, 2 * model.hidden_size);

@@ -498,6 +498,14 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (job.mode == JobMode::full) {
     job.freeze_vision = vision_frozen_in(framework_and_sharding + " " + framework_and_notes);
   }
+  // MTP layers trained beside the model: Megatron's --mtp-num-layers ("mtp_num_layers 1") at 1
+  // or more (validate_rows drops the reading for a model without them).
+  if (job.mode != JobMode::serve) {
+    const std::optional<std::int64_t> mtp_layers = count_cell(
+        number_after(framework_and_notes, "mtp_num_layers")
+            .value_or(number_after(framework_and_notes, "mtp-num-layers").value_or("")));
+    job.train_mtp = mtp_layers && *mtp_layers >= 1;
+  }
   // PyTorch FSDP (job_sharding fsdp, not DeepSpeed's ZeRO-3): accumulation under no_sync keeps
   // unsharded gradients; Lightning Fabric wraps LitGPT's frozen base and LoRA weights in one
   // flat parameter per Block (use_orig_params=True), whose gradient covers the frozen share.

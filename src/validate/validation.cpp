@@ -164,6 +164,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
                                       : std::numeric_limits<std::int64_t>::max() / 4;
       Job job = row.job;
       if (params.vision == 0) job.freeze_vision = false;  // the cells' default, not a tower
+      if (params.mtp == 0 || model.mtp_depths == 0) job.train_mtp = false;  // nothing to train
       const bool engine = row.task == "kv_capacity" || row.task == "activation_only";
       if (engine) {
         // vLLM: max_model_len defaults to the model's; the profile run feeds a batch of tokens.

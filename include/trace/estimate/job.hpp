@@ -98,6 +98,10 @@ struct Job {
   /// torchtune before v0.2): at model setup the largest weight's quantization holds 66 bytes per
   /// value beside the stored weights (docs/memory.md, "Quantizing the base in one pass").
   bool nf4_quantized_in_one_pass = false;
+  /// The checkpoint's multi-token-prediction layers train beside the model (Megatron / NeMo
+  /// --mtp-num-layers): their weights, gradients, optimizer states and activations, and one more
+  /// loss over the vocabulary per MTP depth. false: left out, as transformers does.
+  bool train_mtp = false;
   /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
   /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
   bool kbit_upcast = false;

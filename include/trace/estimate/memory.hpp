@@ -224,6 +224,8 @@ Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions
 /// What one layer of the text stacks saves for backward, per token, and the terms that are not
 /// per token (docs/memory.md).
 struct LayerActivation {
+  /// A multi-token-prediction layer: it runs only where MTP is trained (Job::train_mtp).
+  bool mtp = false;
   std::int64_t values_per_token = 0;  ///< saved values (not bytes) per token, flash/SDPA attention
   std::int64_t input_width = 0;       ///< the layer input (what full checkpointing keeps)
   std::int64_t attention_heads = 0;   ///< heads of a softmax attention (0: none in this layer)

@@ -347,6 +347,9 @@ struct ModelDescription {
   std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
   double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
   std::vector<Stack> stacks;
+  /// Multi-token-prediction depths in the MTP stacks: each predicts one token further, through
+  /// the shared head, with a loss of its own when trained (Megatron's --mtp-num-layers).
+  std::int64_t mtp_depths = 0;
   bool has_lm_head = true;
   bool tie_word_embeddings = false;
   bool lm_head_bias = false;

@@ -165,6 +165,7 @@ ModelDescription build_deepseek(const ConfigReader& config) {
       add_mtp_extras(model, layers + i, vocab, hidden, !glm);
     }
     model.stacks.push_back(std::move(mtp));
+    model.mtp_depths = mtp_layers;
     model.notes.push_back(fmt::format(
         "{} multi-token-prediction layer(s) stored{}: in parameters.total and parameters.mtp, not "
         "in active",

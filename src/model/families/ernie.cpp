@@ -109,6 +109,7 @@ ModelDescription build_ernie4_5_moe(const ConfigReader& config) {
                                         "Linear", checked_mul(2 * hidden, hidden)});
     }
     model.stacks.push_back(std::move(mtp));
+    model.mtp_depths = mtp_layers;
     model.notes.push_back(fmt::format(
         "{} MTP layer(s) (model.mtp_block.*, a dense decoder layer, plus mtp_emb_norm, "
         "mtp_hidden_norm, mtp_linear_proj) counted: the PT checkpoints store them, transformers "

@@ -67,6 +67,7 @@ ModelDescription build_glm4_moe(const ConfigReader& config) {
       add_mtp_extras(model, layers + i, dims.vocab, hidden, true);
     }
     model.stacks.push_back(std::move(mtp));
+    model.mtp_depths = mtp_layers;
     model.notes.push_back(fmt::format(
         "{} MTP layer(s) counted with embedding and head copies, as GLM-4.5 stores them (GLM-4.6 "
         "does not; check the safetensors headers)",

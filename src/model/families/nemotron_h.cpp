@@ -273,6 +273,7 @@ ModelDescription build_nemotron_h(const ConfigReader& config) {
       model.extra_parameters.push_back({prefix + ".final_layernorm", "mtp", "RMSNorm", hidden});
     }
     model.stacks.push_back(std::move(mtp));
+    model.mtp_depths = depths;
     model.notes.push_back(fmt::format(
         "{} MTP depth(s) of {} sub-layers stored (embedding and head shared with the backbone): in "
         "parameters.total and parameters.mtp, not in active",

@@ -191,6 +191,7 @@ ModelDescription build_hybrid_text(const ConfigReader& config, FfnKind ffn, bool
     }
     mtp.final_norm = rms_norm("norm", hidden);
     model.stacks.push_back(std::move(mtp));
+    model.mtp_depths = 1;  // one prediction module (one mtp.fc), whatever its layer count
     model.extra_parameters.push_back(
         {"mtp.fc", "mtp", "Linear", checked_mul(2 * hidden, hidden)});
     model.extra_parameters.push_back({"mtp.pre_fc_norm_embedding", "mtp", "RMSNorm", hidden});

@@ -378,6 +378,27 @@ TEST_CASE("option --nf4-one-pass: torchao 0.1's quantization peaks at model setu
   CHECK(refused.err.find("--nf4-one-pass needs --mode qlora") != std::string::npos);
 }
 
+TEST_CASE("option --train-mtp: the MTP layers train beside the model", "[cli][json]") {
+  // DeepSeek-V3 stores one MTP layer; a full fine-tune that trains it holds its parameters too
+  // and computes a second loss over the 129,280-token vocabulary.
+  std::vector<std::string> args = {"deepseek-ai/DeepSeek-V3", "--json", "--mode", "full",
+                                   "--precision", "bf16", "--seq-len", "128"};
+  const nlohmann::json left_out = run_json(args)["estimate"];
+  args.emplace_back("--train-mtp");
+  const nlohmann::json trained = run_json(args)["estimate"];
+  CHECK(trained["breakdown"]["logits"].get<std::int64_t>() ==
+        2 * left_out["breakdown"]["logits"].get<std::int64_t>());
+  CHECK(trained["breakdown"]["weights"].get<std::int64_t>() >
+        left_out["breakdown"]["weights"].get<std::int64_t>());
+  CHECK(trained["read_as"].get<std::string>().find(", MTP trained") != std::string::npos);
+  // a model without MTP layers, or a serve job: bad input
+  const CliResult no_mtp = run({k_llama, "--mode", "full", "--train-mtp"});
+  CHECK(no_mtp.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(no_mtp.err.find("no multi-token-prediction layers") != std::string::npos);
+  CHECK(run({"deepseek-ai/DeepSeek-V3", "--mode", "serve", "--train-mtp"}).exit_code ==
+        trace::cli::k_exit_bad_input);
+}
+
 TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json]") {
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "T4"});
   REQUIRE(plan.at("cards").size() == 2);

@@ -711,3 +711,38 @@ TEST_CASE("a training job neither holds nor runs the checkpoint's MTP layers", "
   }
 }
 
+TEST_CASE("trained MTP layers (--train-mtp): their weights, activations and a loss per depth",
+          "[job]") {
+  // GLM-4.5-Air keeps one MTP depth (a full MoE layer with its projections and norms).
+  const trace::ModelDescription model =
+      trace::test::fixture("zai-org--GLM-4.5-Air.reconstructed.json");
+  const trace::ParameterCount params = trace::count_parameters(model);
+  REQUIRE(model.mtp_depths == 1);
+  REQUIRE(params.mtp > 0);
+  trace::Job job = lora_qv_job();  // bf16 base, one GPU
+  const trace::MemoryBreakdown left_out = trace::estimate_job(model, params, job).breakdown;
+  job.train_mtp = true;
+  const trace::MemoryBreakdown trained = trace::estimate_job(model, params, job).breakdown;
+  // the frozen MTP layers at 2 bytes a parameter, no adapters on them, without the embedding
+  // and head copies GLM-4.5 stores with them (151,552 x 4,096 each): training shares the model's
+  const std::int64_t trained_mtp = params.mtp - 2 * 151'552LL * 4'096;
+  CHECK(trained.weights - left_out.weights == trained_mtp * 2);
+  CHECK(trained.gradients == left_out.gradients);
+  // one more loss over the vocabulary, alive beside the main one
+  CHECK(trained.logits == 2 * left_out.logits);
+  CHECK(trained.activations > left_out.activations);
+  CHECK(trace::describe_job(job).find(", MTP trained") != std::string::npos);
+  // a full fine-tune trains them: weights, gradients and states for params.mtp more
+  trace::Job full = full_job();
+  const trace::MemoryBreakdown full_left_out = trace::estimate_job(model, params, full).breakdown;
+  full.train_mtp = true;
+  const trace::MemoryBreakdown full_trained = trace::estimate_job(model, params, full).breakdown;
+  CHECK(full_trained.gradients - full_left_out.gradients == trained_mtp * 4);  // fp32 gradients
+  // nothing to train, or a quantized base, or serving: refused
+  const trace::ModelDescription tiny = trace::parse_model_config(k_tiny);
+  CHECK_THROWS_AS(trace::estimate_job(tiny, trace::count_parameters(tiny), job),
+                  trace::ConfigError);
+  job.mode = trace::JobMode::qlora;
+  CHECK_THROWS_AS(trace::estimate_job(model, params, job), trace::ConfigError);
+}
+

@@ -247,6 +247,14 @@ TEST_CASE("the validator reads the counter, a measured context and vLLM's batch"
   CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Apr 2025; V0),,x,,").engine_chunked_prefill);
 }
 
+TEST_CASE("the validator reads Megatron's trained MTP layers from the row", "[validate]") {
+  CHECK(one_row("lora", "bf16", "ms-swift megatron sft (LoRA; mtp_num_layers 1),,x,,")
+            .job.train_mtp);
+  CHECK(one_row("full", "n/a", "Megatron-LM,--mtp-num-layers 2,x,,").job.train_mtp);
+  CHECK_FALSE(one_row("full", "n/a", "Megatron-LM,mtp_num_layers 0,x,,").job.train_mtp);
+  CHECK_FALSE(one_row("full", "n/a", "ms-swift megatron sft,,x,,").job.train_mtp);
+}
+
 TEST_CASE("an engine loads a quantized checkpoint's MTP layers only to decode speculatively",
           "[validate][kv]") {
   const auto mtp = [](const std::string& text_cells) {
