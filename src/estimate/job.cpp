@@ -277,7 +277,8 @@ struct JobEstimator::Cache {
   std::optional<StageAndExpertLimits> stage_limits;
   std::set<std::int64_t> splitting_tp;
   std::optional<ShardedUnits> sharded_units;
-  std::map<std::int64_t, double> stage_share;  // per --pp: the busiest stage's share (by count)
+  // per --pp and --train-mtp: the busiest stage's share (by count)
+  std::map<std::pair<std::int64_t, bool>, double> stage_share;
 };
 
 JobEstimator::JobEstimator(const ModelDescription& model, const ParameterCount& params,
@@ -328,12 +329,14 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   const bool stages_alike = job.pp == 1 || job.pipeline_by_memory;
   double stage_share = 1.0 / static_cast<double>(job.pp);
   if (!stages_alike) {
-    auto found = cache.stage_share.find(job.pp);
+    const std::pair<std::int64_t, bool> key{job.pp, job.train_mtp};
+    auto found = cache.stage_share.find(key);
     if (found == cache.stage_share.end()) {
+      const std::int64_t busiest =
+          busiest_stage_params(model, total - mtp_params, mtp_params, job.pp);
       found = cache.stage_share
-                  .emplace(job.pp, static_cast<double>(busiest_stage_params(
-                                                   model, total - mtp_params, mtp_params, job.pp)) /
-                                       static_cast<double>(std::max<std::int64_t>(total, 1)))
+                  .emplace(key, static_cast<double>(busiest) /
+                                    static_cast<double>(std::max<std::int64_t>(total, 1)))
                   .first;
     }
     stage_share = found->second;

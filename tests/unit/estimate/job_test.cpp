@@ -738,6 +738,19 @@ TEST_CASE("trained MTP layers (--train-mtp): their weights, activations and a lo
   full.train_mtp = true;
   const trace::MemoryBreakdown full_trained = trace::estimate_job(model, params, full).breakdown;
   CHECK(full_trained.gradients - full_left_out.gradients == trained_mtp * 4);  // fp32 gradients
+  // Over 2 pipeline stages (by layer count) the trained MTP layers join the last stage. One
+  // estimator asked both ways answers as fresh ones do: the stage split is kept per setting.
+  trace::Job staged = full_job();
+  staged.gpus = 2;
+  staged.pp = 2;
+  const trace::JobEstimator estimator(model, params);
+  const std::int64_t staged_left_out = estimator.estimate(staged).breakdown.weights;
+  staged.train_mtp = true;
+  const std::int64_t staged_trained = estimator.estimate(staged).breakdown.weights;
+  CHECK(staged_trained == trace::estimate_job(model, params, staged).breakdown.weights);
+  CHECK(staged_trained > staged_left_out);
+  staged.train_mtp = false;
+  CHECK(estimator.estimate(staged).breakdown.weights == staged_left_out);
   // nothing to train, or a quantized base, or serving: refused
   const trace::ModelDescription tiny = trace::parse_model_config(k_tiny);
   CHECK_THROWS_AS(trace::estimate_job(tiny, trace::count_parameters(tiny), job),
