@@ -40,6 +40,7 @@ struct PlanOptions {
   bool json = false;
   std::string format = "table";
   std::string dtype;
+  std::string quantize;  ///< --quantize: a serving layout for an unquantized checkpoint
   std::string kv_dtype;  ///< empty: the checkpoint's (fp8 when it ships FP8 KV scales), else bf16
   std::string ssm_dtype;
   std::string mla_cache = "latent";
@@ -218,7 +219,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--dtype", options.dtype,
                  "serving weight dtype (" + dtype_names() + "); default: the checkpoint's, bf16 "
-                 "for fp32 checkpoints");
+                 "for fp32 checkpoints; fp8, int8 and int4 quantize as --quantize fp8, int8, awq");
+  app.add_option("--quantize", options.quantize,
+                 "serving an unquantized checkpoint quantized (" + serve_quantization_names() +
+                     "): its layers' Linear weights stored as that format's checkpoint stores "
+                     "them, embeddings, head and norms at 16 bits");
   app.add_option("--kv-dtype", options.kv_dtype,
                  "KV cache dtype; default: fp8 when the checkpoint ships FP8 KV scales, else bf16");
   app.add_option("--mla-cache", options.mla_cache,
@@ -609,8 +614,28 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     throw ConfigError("--cuda-context-mib must lie in 0..1048576");
   }
   request.assumptions.cuda_context_bytes = options.cuda_context_mib * k_mib;
+  std::string quantize = options.quantize;
   if (!options.dtype.empty()) {
-    request.assumptions.serve_weight_dtype = require_dtype(options.dtype, "--dtype");
+    const Dtype dtype = require_dtype(options.dtype, "--dtype");
+    if (dtype == Dtype::fp8 || dtype == Dtype::int8 || dtype == Dtype::int4) {
+      // No engine casts embeddings and norms to 8 or 4 bits: these name quantized layouts.
+      if (!quantize.empty()) {
+        throw ConfigError(fmt::format("--dtype {} and --quantize {}: give one of them",
+                                      options.dtype, quantize));
+      }
+      quantize = dtype == Dtype::fp8 ? "fp8" : dtype == Dtype::int8 ? "int8" : "awq";
+    } else {
+      request.assumptions.serve_weight_dtype = dtype;
+      request.serve_dtype_from_config = false;
+    }
+  }
+  if (!quantize.empty()) {
+    const std::optional<ServeQuantization> scheme = parse_serve_quantization(quantize);
+    if (!scheme) {
+      throw ConfigError(fmt::format("--quantize '{}' is not known; use one of {}", quantize,
+                                    serve_quantization_names()));
+    }
+    request.assumptions.serve_quantization = *scheme;
     request.serve_dtype_from_config = false;
   }
   request.gpu_ids = options.gpus;

@@ -100,8 +100,12 @@ ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAs
     }
     return false;
   };
-  if (memory.serve_weight_bytes >= 0 && model.quantization) {
-    const Quantization& q = *model.quantization;
+  // The format the weights are served in: a --quantize scheme, else the checkpoint's own.
+  const Quantization* served = memory.serve_quantization ? &memory.serve_quantization->scheme
+                               : model.quantization    ? &*model.quantization
+                                                       : nullptr;
+  if (memory.serve_weight_bytes >= 0 && served) {
+    const Quantization& q = *served;
     switch (q.format) {
       case QuantFormat::fp8_block:
       case QuantFormat::fp8_tensor: wanted = ComputeDtype::fp8; break;

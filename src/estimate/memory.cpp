@@ -216,7 +216,8 @@ void validate_assumptions(const MemoryAssumptions& a) {
                                     range.min, range.max));
     }
   }
-  if (!(a.headroom_fraction >= 0.0 && a.headroom_fraction < 0.9)) {
+  // 0.9 is --gpu-memory-utilization 0.1, the lowest share that flag takes.
+  if (!(a.headroom_fraction >= 0.0 && a.headroom_fraction <= 0.9)) {
     throw ConfigError(fmt::format("--headroom = {} is out of range (0 to 0.9)", a.headroom_fraction));
   }
 }

@@ -17,6 +17,8 @@
 //              attention layer when the export stores them. Checked against Nemotron 3 Nano
 //              NVFP4 (24,147 tensors, 19,339,781,632 bytes) and Super NVFP4 (165,860 /
 //              80,297,329,824).
+//  (Mamba and delta-net projections stay at the checkpoint dtype in the formats above unless
+//  ssm_quantized: an engine's own quantization, --quantize, takes them too.)
 //  compressed-tensors  per named Linear: the config group whose targets match it, unless ignore
 //              matches it; each stores what its compressor writes (layout::ct_tensors); routers,
 //              embeddings, norms and ignored Linears stay at the checkpoint dtype.
@@ -35,7 +37,7 @@ namespace trace {
 
 namespace {
 
-enum class Role { attention, mlp, expert, router };
+enum class Role { attention, mlp, expert, router, ssm };
 
 struct Matrix {
   std::int64_t rows = 0;  // output features
@@ -115,6 +117,12 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model) {
       }
     }
   }
+  // Mamba / delta-net projections: quantized only where the scheme says (ssm_quantized).
+  for (const layout::NamedLinear& linear : layout::named_linears(model)) {
+    if (linear.kind == layout::LinearKind::ssm) {
+      matrices.push_back({linear.rows, linear.cols, linear.count, Role::ssm});
+    }
+  }
   return matrices;
 }
 
@@ -131,6 +139,7 @@ BaseDtype base_dtype(const ModelDescription& model) {
 
 bool quantized(const Quantization& q, Role role) {
   if (role == Role::router) return false;
+  if (role == Role::ssm) return q.ssm_quantized;
   if (q.format == QuantFormat::mxfp4) return role == Role::expert;
   if (role == Role::attention) return q.attention_quantized;
   return true;

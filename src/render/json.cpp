@@ -234,9 +234,11 @@ std::string render_json(const Report& report) {
                      {"context", a.context},
                      {"concurrency", a.concurrency},
                      {"lora_rank", a.lora_rank},
-                     {"serve_dtype", a.serve_weight_bytes >= 0
-                                         ? "checkpoint (" + storage.format + ")"
-                                         : std::string(dtype_info(a.serve_weight_dtype).name)},
+                     {"serve_dtype",
+                      a.serve_quantization ? "quantized (" + a.serve_quantization->name + ")"
+                      : a.serve_weight_bytes >= 0
+                          ? "checkpoint (" + storage.format + ")"
+                          : std::string(dtype_info(a.serve_weight_dtype).name)},
                      {"kv_dtype", dtype_info(a.kv_dtype).name},
                      {"ssm_dtype", dtype_info(effective_ssm_dtype(report.model, a)).name},
                      {"headroom_fraction", a.headroom_fraction},

@@ -249,8 +249,7 @@ Table memory_table(const Report& report) {
   }
   if (shown("serve")) {
     row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)",
-                    a.serve_weight_bytes >= 0 ? report.storage.format
-                                              : std::string(dtype_info(a.serve_weight_dtype).name),
+                    report.serve_weight_format,
                     dtype_info(a.kv_dtype).name, a.concurrency, a.context),
         report.memory.serve);
   }

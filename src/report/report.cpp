@@ -88,7 +88,31 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
         "KV cache fp8: the checkpoint is calibrated for it (kv_cache_quant_algo FP8); set "
         "--kv-dtype to change");
   }
-  if (request.serve_dtype_from_config && report.model.quantization) {
+  if (requested.serve_quantization) {
+    // An unquantized checkpoint quantized for serving: priced as that format's checkpoint.
+    const ServeQuantization& wanted = *requested.serve_quantization;
+    if (report.model.quantization) {
+      throw ConfigError(fmt::format(
+          "--quantize {}: the checkpoint is already quantized ({}); it is served in its own "
+          "format, or dequantized with --dtype bf16",
+          wanted.name, report.storage.format));
+    }
+    // The rest stays at the 16-bit dtype the engine loads (bf16 for an fp32 checkpoint).
+    report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
+    ModelDescription quantized = report.model;
+    quantized.quantization = wanted.scheme;
+    quantized.torch_dtype =
+        report.assumptions.serve_weight_dtype == Dtype::fp16 ? "float16" : "bfloat16";
+    const StorageEstimate serving = estimate_storage(quantized, report.parameters);
+    report.assumptions.serve_weight_bytes =
+        serving.bytes - (requested.serve_mtp ? 0 : serving.mtp_bytes);
+    report.assumptions.serve_expert_bytes = serving.routed_expert_bytes;
+    report.serve_weight_format = wanted.name;
+    report.notes.push_back(fmt::format(
+        "serving weights quantized to {} ({}): the layers' Linear weights; embeddings, head, "
+        "norms and routers stay {}",
+        wanted.name, wanted.label, dtype_info(report.assumptions.serve_weight_dtype).name));
+  } else if (request.serve_dtype_from_config && report.model.quantization) {
     // A quantized checkpoint is served in its own format unless --dtype says otherwise; the
     // MTP layers only when speculative decoding loads them.
     report.assumptions.serve_weight_bytes =
@@ -97,6 +121,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     report.notes.push_back(fmt::format(
         "serving weights taken at the checkpoint's stored size ({} format); set --dtype to change",
         report.storage.format));
+    report.serve_weight_format = report.storage.format;
   } else if (request.serve_dtype_from_config) {
     report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
     if (report.model.torch_dtype == "float32" || report.model.torch_dtype.empty()) {
@@ -104,6 +129,9 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
           "serving weights assumed bf16 (config torch_dtype is {}); set --dtype to change",
           report.model.torch_dtype.empty() ? "absent" : report.model.torch_dtype));
     }
+  }
+  if (report.serve_weight_format.empty()) {
+    report.serve_weight_format = dtype_info(report.assumptions.serve_weight_dtype).name;
   }
   report.graph = build_layer_graph(report.model, requested.seq_len, 1);
   report.memory = estimate_memory(report.model, report.parameters, report.assumptions);

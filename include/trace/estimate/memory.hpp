@@ -11,6 +11,7 @@
 
 #include "trace/dtype.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/serve_quantization.hpp"
 #include "trace/model/model_description.hpp"
 
 namespace trace {
@@ -86,6 +87,10 @@ struct MemoryAssumptions {
   std::int64_t serve_weight_bytes = -1;
   /// Bytes of the routed experts inside serve_weight_bytes (expert-parallel plans), or -1.
   std::int64_t serve_expert_bytes = -1;
+  /// An unquantized checkpoint served quantized (--quantize; --dtype fp8, int8, int4): the
+  /// layout make_report prices into serve_weight_bytes, and whose matmuls the serving cost
+  /// runs in (fp8, nvfp4). Unset: the checkpoint's own format or serve_weight_dtype.
+  std::optional<ServeQuantization> serve_quantization;
   /// Serving shards MoE experts across cards (expert parallel, attention replicated) instead of
   /// tensor parallel.
   bool expert_parallel = false;

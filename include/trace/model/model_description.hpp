@@ -330,6 +330,9 @@ struct Quantization {
   std::int64_t group_size = 128;    ///< gptq / awq; -1 = one group per column
   bool double_quant = false;        ///< bnb_4bit: bnb_4bit_use_double_quant
   bool attention_quantized = true;  ///< false when modules_to_not_convert names self_attn
+  /// Mamba / delta-net projections quantized too (a serving engine's own quantization, which
+  /// takes every Linear: --quantize); a checkpoint's simple format leaves them at its dtype.
+  bool ssm_quantized = false;
   std::optional<ModeloptScheme> modelopt;  ///< format == modelopt
   std::optional<CompressedTensorsScheme> compressed_tensors;  ///< format == compressed_tensors
 };

@@ -72,6 +72,9 @@ struct Report {
   ModelDescription model;
   ParameterCount parameters;
   StorageEstimate storage;  ///< what the checkpoint's files hold
+  /// What the serving weights are stored as: the checkpoint's quantized format, the
+  /// --quantize scheme, or the dtype they are cast to.
+  std::string serve_weight_format;
   LayerGraph graph;
   MemoryAssumptions assumptions;
   MemoryEstimate memory;

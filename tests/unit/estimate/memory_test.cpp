@@ -157,6 +157,13 @@ TEST_CASE("absurd workloads are refused by name, huge ones stay exact", "[memory
   a = {};
   a.headroom_fraction = 1.5;
   CHECK_THROWS_WITH(trace::validate_assumptions(a), Catch::Matchers::Contains("--headroom"));
+  a.headroom_fraction = -0.01;
+  CHECK_THROWS_WITH(trace::validate_assumptions(a), Catch::Matchers::Contains("--headroom"));
+  // Both ends of the range its message names are accepted (0.9 is --gpu-memory-utilization 0.1).
+  a.headroom_fraction = 0.9;
+  CHECK_NOTHROW(trace::validate_assumptions(a));
+  a.headroom_fraction = 0.0;
+  CHECK_NOTHROW(trace::validate_assumptions(a));
   // A one-million-token context on Llama-3.1-70B: 2 x 80 x 8 x 128 x 2 bytes x 2^20 tokens.
   const trace::ModelDescription big = catalog_model("meta-llama/Llama-3.1-70B");
   CHECK(trace::kv_cache_bytes(big, 1LL << 20, trace::Dtype::bf16) == 327'680LL << 20);

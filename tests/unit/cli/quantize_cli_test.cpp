@@ -1,0 +1,181 @@
+// Serving an unquantized checkpoint quantized (--quantize, and --dtype fp8 / int8 / int4): the
+// weights are priced as that format's checkpoint stores them, the layers' Linear weights
+// quantized and everything else at 16 bits. Expected bytes are derived by hand from the shapes,
+// and for FP8 blocks from a published checkpoint's Hub total.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
+#include "test_data.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+using trace::test::CliResult;
+using trace::test::TempDir;
+
+// Runs trace with an empty HF cache, so the bundled catalog answers and nothing reads ~/.cache.
+CliResult run_cli(const std::vector<std::string>& args) {
+  const TempDir dir;
+  trace::HubEnvironment env;
+  env.hf_hub_cache = dir.make_dir("hub");
+  return trace::test::run_cli(args, env);
+}
+
+nlohmann::json serve_plan(std::vector<std::string> args) {
+  args.insert(args.end(), {"--mode", "serve", "--json"});
+  const CliResult result = run_cli(args);
+  INFO("stderr: " << result.err);
+  REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+  return nlohmann::json::parse(result.out);
+}
+
+std::int64_t serve_weight_bytes(const std::vector<std::string>& args) {
+  return serve_plan(args)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+}
+
+// Llama-3.1-8B's Linear weights inside its 32 layers: q 4096x4096, k and v 1024x4096, o
+// 4096x4096, gate and up 14336x4096, down 4096x14336 = 218,103,808 a layer, 7 matrices.
+constexpr std::int64_t k_llama8b_linear_values = 32LL * 218'103'808;  // 6,979,321,856
+constexpr std::int64_t k_llama8b_matrices = 32LL * 7;
+// Everything else (embeddings, head, norms) stays BF16: 8,030,261,248 - the Linear values.
+constexpr std::int64_t k_llama8b_rest_bytes = 2 * (8'030'261'248LL - k_llama8b_linear_values);
+
+}  // namespace
+
+TEST_CASE("quantized serving, awq: 4-bit values, F16 scales and packed zeros per 128 inputs",
+          "[cli][quantize]") {
+  // qweight: values / 8 int32 = values / 2 bytes; scales: values / 128 F16; qzeros: values /
+  // 128 / 8 int32 = values / 256 bytes.
+  const std::int64_t v = k_llama8b_linear_values;
+  const std::int64_t expected = v / 2 + v / 128 * 2 + v / 256 + k_llama8b_rest_bytes;
+  CHECK(expected == 5'727'854'592);
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--quantize", "awq"}) == expected);
+  // --dtype int4 names the same layout: no engine casts embeddings and norms to 4 bits.
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--dtype", "int4"}) == expected);
+}
+
+TEST_CASE("quantized serving, gptq: AWQ's tensors and an int32 g_idx per input column",
+          "[cli][quantize]") {
+  // g_idx: q 4096, k 4096, v 4096, o 4096, gate 4096, up 4096, down 14336 columns a layer.
+  const std::int64_t g_idx_bytes = 32LL * (6 * 4096 + 14336) * 4;
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--quantize", "gptq"}) ==
+        5'727'854'592 + g_idx_bytes);
+}
+
+TEST_CASE("quantized serving, nf4: bitsandbytes' double-quantized blocks of 64",
+          "[cli][quantize]") {
+  // U8: two values a byte + an absmax per 64 values. F32 per matrix: an absmax per 256 blocks,
+  // the 256-entry nested code book and the 16-entry nf4 map. Blocks of 64 per layer: q and o
+  // 262,144, k and v 65,536, gate, up and down 917,504, so ceil(blocks / 256) = 1,024 + 1,024 +
+  // 256 + 256 + 3 x 3,584 = 13,312, and 7 x (256 + 16) code-book entries.
+  const std::int64_t v = k_llama8b_linear_values;
+  const std::int64_t f32 = 32LL * (13'312 + 7 * 272);
+  const std::int64_t expected = v / 2 + v / 64 + 4 * f32 + k_llama8b_rest_bytes;
+  CHECK(expected == 5'702'539'264);
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--quantize", "nf4"}) == expected);
+}
+
+TEST_CASE("quantized serving, nvfp4: two values a byte, an FP8 scale per 16, two F32 scalars",
+          "[cli][quantize]") {
+  const std::int64_t v = k_llama8b_linear_values;
+  const std::int64_t expected = v / 2 + v / 16 + 8 * k_llama8b_matrices + k_llama8b_rest_bytes;
+  CHECK(expected == 6'027'749'120);
+  const nlohmann::json plan = serve_plan({"meta-llama/Llama-3.1-8B", "--quantize", "nvfp4"});
+  CHECK(plan["estimate"]["breakdown"]["weights"].get<std::int64_t>() == expected);
+  CHECK(plan["workload"]["serve_dtype"] == "quantized (nvfp4)");
+}
+
+TEST_CASE("quantized serving, fp8 and int8: a byte a value, an F32 scale a matrix or a row",
+          "[cli][quantize]") {
+  const std::int64_t v = k_llama8b_linear_values;
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--quantize", "fp8"}) ==
+        v + 4 * k_llama8b_matrices + k_llama8b_rest_bytes);
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--dtype", "fp8"}) ==
+        v + 4 * k_llama8b_matrices + k_llama8b_rest_bytes);
+  // Output rows a layer: q 4096 + k 1024 + v 1024 + o 4096 + gate 14336 + up 14336 + down 4096.
+  const std::int64_t rows = 32LL * (4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096);
+  CHECK(serve_weight_bytes({"meta-llama/Llama-3.1-8B", "--quantize", "int8"}) ==
+        v + 4 * rows + k_llama8b_rest_bytes);
+}
+
+TEST_CASE("quantized serving, fp8-block: the published FP8 checkpoint of the same model",
+          "[cli][quantize]") {
+  // Qwen/Qwen3-30B-A3B-Instruct-2507-FP8: Hub total 30,533,947,392 = the BF16 repo's
+  // 30,532,122,624 parameters + 1,824,768 F32 block scales. Its FP8 values are the 48 layers'
+  // Linears: attention 2048 x (4096 + 2 x 512 + 4096) + 128 experts x 3 x 768 x 2048.
+  const std::int64_t fp8_values = 48LL * (2048LL * 9216 + 128LL * 3 * 768 * 2048);
+  const std::int64_t scales = 30'533'947'392LL - 30'532'122'624LL;
+  const std::int64_t expected = fp8_values + 4 * scales + 2 * (30'532'122'624LL - fp8_values);
+  CHECK(serve_weight_bytes({"Qwen/Qwen3-30B-A3B", "--quantize", "fp8-block"}) == expected);
+}
+
+TEST_CASE("quantized serving runs FP8 and FP4 matmuls where the card has them", "[cli][quantize]") {
+  const auto compute = [](const std::string& scheme, const std::string& gpu) {
+    const CliResult result =
+        run_cli({"meta-llama/Llama-3.1-8B", "--quantize", scheme, "--gpu", gpu, "--json"});
+    REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+    return nlohmann::json::parse(result.out)["serving"]["compute_dtype"].get<std::string>();
+  };
+  CHECK(compute("nvfp4", "b200") == "nvfp4");
+  CHECK(compute("nvfp4", "h100-80gb") == "fp8");  // no FP4 tensor cores: its FP8 path
+  CHECK(compute("fp8", "h100-80gb") == "fp8");
+  CHECK(compute("awq", "h100-80gb") == "bf16");  // weight-only: dequantized, 16-bit matmuls
+}
+
+TEST_CASE("quantized serving takes a hybrid model's Mamba projections too", "[cli][quantize]") {
+  // One Mamba-2 layer and one MLP layer. in_proj: 2 x d_inner (512) + 2 x groups (2) x state
+  // (16) + heads (8) = 1,096 outputs from 256; out_proj 256 x 512; the MLP 1,024 x 256 twice.
+  const nlohmann::json config = {{"model_type", "nemotron_h"},
+                                 {"vocab_size", 1000},
+                                 {"hidden_size", 256},
+                                 {"num_hidden_layers", 2},
+                                 {"hybrid_override_pattern", "M-"},
+                                 {"num_attention_heads", 4},
+                                 {"num_key_value_heads", 2},
+                                 {"head_dim", 64},
+                                 {"intermediate_size", 1024},
+                                 {"mamba_num_heads", 8},
+                                 {"mamba_head_dim", 64},
+                                 {"n_groups", 2},
+                                 {"ssm_state_size", 16},
+                                 {"conv_kernel", 4},
+                                 {"expand", 2},
+                                 {"use_conv_bias", true},
+                                 {"mamba_proj_bias", false},
+                                 {"mlp_bias", false},
+                                 {"use_bias", false},
+                                 {"attention_bias", false},
+                                 {"mlp_hidden_act", "relu2"},
+                                 {"tie_word_embeddings", false},
+                                 {"max_position_embeddings", 4096},
+                                 {"torch_dtype", "bfloat16"}};
+  const std::int64_t quantized = 1096LL * 256 + 256LL * 512 + 2 * 1024LL * 256;
+  const std::int64_t total =
+      trace::count_parameters(trace::parse_model_config(config.dump())).total;
+  const TempDir dir;
+  const std::string path = dir.write("config.json", config.dump());
+  // F8 values + an F32 scale for each of the 4 matrices + the rest at BF16.
+  CHECK(serve_weight_bytes({path, "--quantize", "fp8"}) ==
+        quantized + 4 * 4 + 2 * (total - quantized));
+}
+
+TEST_CASE("quantized serving: --quantize refuses what it cannot mean",
+          "[cli][quantize][bad_input]") {
+  const auto refused = [](const std::vector<std::string>& args, const std::string& needle) {
+    const CliResult result = run_cli(args);
+    INFO("stderr: " << result.err);
+    CHECK(result.exit_code == trace::cli::k_exit_bad_input);
+    CHECK(trace::test::line_count(result.err) == 1);
+    CHECK(result.err.find(needle) != std::string::npos);
+  };
+  refused({"meta-llama/Llama-3.1-8B", "--quantize", "int3"}, "awq, gptq");
+  refused({"meta-llama/Llama-3.1-8B", "--quantize", "gptq", "--dtype", "int4"}, "give one");
+  // A checkpoint already quantized is served in its own format.
+  refused({"openai/gpt-oss-20b", "--quantize", "awq"}, "already quantized (mxfp4)");
+}
