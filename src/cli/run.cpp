@@ -827,7 +827,11 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
     out << render_check_json(report);
   } else {
     out << fmt::format("{}: {} {} on {}x {}: {} needed per GPU, {} usable ({} after {:.0f}% headroom)\n",
-                       verdict.fits ? "fits" : "does not fit", report.model_id, options.check_mode,
+                       verdict.fits ? "fits" : "does not fit", report.model_id,
+                       // a quantized serving layout is part of what was checked
+                       report.assumptions.serve_quantization && options.check_mode == "serve"
+                           ? "serve " + report.assumptions.serve_quantization->name
+                           : options.check_mode,
                        job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
                        format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
                        100.0 * report.assumptions.headroom_fraction);

@@ -165,6 +165,20 @@ TEST_CASE("quantized serving takes a hybrid model's Mamba projections too", "[cl
         quantized + 4 * 4 + 2 * (total - quantized));
 }
 
+TEST_CASE("trace check names the quantized layout it checked", "[cli][quantize][check]") {
+  // Llama-3.1-70B in AWQ: 80 layers x (8192 x (8192 + 2 x 1024 + 8192) + 3 x 28672 x 8192)
+  // = 68,451,041,280 Linear values at 4 bits with F16 scales and zeros, and 4.2 GB of BF16
+  // embedding, head and norms: weights of 37.0 GiB, where BF16 needs 131.4 GiB.
+  const CliResult result = run_cli({"check", "meta-llama/Llama-3.1-70B", "--mode", "serve", "--gpu",
+                                    "h100-80gb", "--quantize", "awq"});
+  CHECK(result.exit_code == trace::cli::k_exit_ok);
+  CHECK(result.out.rfind("fits: meta-llama/Llama-3.1-70B serve awq on 1x h100-80gb: ", 0) == 0);
+  const CliResult bf16 =
+      run_cli({"check", "meta-llama/Llama-3.1-70B", "--mode", "serve", "--gpu", "h100-80gb"});
+  CHECK(bf16.exit_code == trace::cli::k_exit_does_not_fit);
+  CHECK(bf16.out.rfind("does not fit: meta-llama/Llama-3.1-70B serve on 1x h100-80gb: ", 0) == 0);
+}
+
 TEST_CASE("quantized serving: --quantize refuses what it cannot mean",
           "[cli][quantize][bad_input]") {
   const auto refused = [](const std::vector<std::string>& args, const std::string& needle) {
