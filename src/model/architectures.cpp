@@ -219,14 +219,22 @@ ModelDescription parse_model_config(std::string_view json_text,
   for (const ArchitectureRow& row : k_architectures) {
     if (row.info.model_type != model_type) continue;
     const ConfigReader reader(config, "", model_type);
-    ModelDescription model = row.build(reader);
-    model.model_type = model_type;
-    read_dropout(config, model);
-    model.quantization = parse_quantization(reader);
-    if (!model.quantization && !hf_quant_config_text.empty()) {
-      model.quantization = parse_hf_quant_config(hf_quant_config_text, model_type);
+    try {
+      ModelDescription model = row.build(reader);
+      model.model_type = model_type;
+      read_dropout(config, model);
+      model.quantization = parse_quantization(reader);
+      if (!model.quantization && !hf_quant_config_text.empty()) {
+        model.quantization = parse_hf_quant_config(hf_quant_config_text, model_type);
+      }
+      return model;
+    } catch (const nlohmann::json::type_error& error) {
+      // A reader that missed a type check: still the input's fault, said as bad input.
+      const std::string what = error.what();
+      const std::size_t bracket = what.find("] ");
+      throw ConfigError(fmt::format("config.json holds a value of the wrong type: {}",
+                                    bracket == std::string::npos ? what : what.substr(bracket + 2)));
     }
-    return model;
   }
   throw ConfigError(fmt::format(
       "model_type '{}' is not supported; supported model types: {}", model_type,

@@ -112,8 +112,24 @@ bool is_null_or_absent(const nlohmann::json& object, const char* key) {
   return !object.contains(key) || object.at(key).is_null();
 }
 
+// An optional string or boolean inside a nested object: `fallback` when absent or null, refused
+// by name when of another type (nlohmann's value() would throw a type error instead).
+std::string string_field(const ConfigReader& q, const std::string& at, const nlohmann::json& object,
+                         const char* key, const char* fallback) {
+  if (is_null_or_absent(object, key)) return fallback;
+  if (!object.at(key).is_string()) q.fail(at + "." + key, "must be a string");
+  return object.at(key).get<std::string>();
+}
+
+bool bool_field(const ConfigReader& q, const std::string& at, const nlohmann::json& object,
+                const char* key, bool fallback) {
+  if (is_null_or_absent(object, key)) return fallback;
+  if (!object.at(key).is_boolean()) q.fail(at + "." + key, "must be true or false");
+  return object.at(key).get<bool>();
+}
+
 CtStrategy ct_strategy(const ConfigReader& q, const std::string& key, const nlohmann::json& args) {
-  const std::string strategy = args.value("strategy", std::string("tensor"));
+  const std::string strategy = string_field(q, key, args, "strategy", "tensor");
   if (strategy == "tensor") return CtStrategy::tensor;
   if (strategy == "channel") return CtStrategy::channel;
   if (strategy == "group") return CtStrategy::group;
@@ -152,13 +168,13 @@ CtGroup read_ct_group(const ConfigReader& q, const std::string& name, const nloh
   const std::string format = group.contains("format") && group.at("format").is_string()
                                  ? group.at("format").get<std::string>()
                                  : default_format;
-  const std::string type = weights.value("type", std::string("int"));
+  const std::string type = string_field(q, w, weights, "type", "int");
   if (type != "int" && type != "float") {
     q.fail(w + ".type", fmt::format("= \"{}\" is not supported (int or float)", type));
   }
   out.num_bits = positive_int(q, w + ".num_bits", weights.value("num_bits", nlohmann::json(8)));
   out.strategy = ct_strategy(q, w, weights);
-  out.symmetric = weights.value("symmetric", true);
+  out.symmetric = bool_field(q, w, weights, "symmetric", true);
   if (weights.contains("dynamic") && weights.at("dynamic") != false) {
     q.fail(w + ".dynamic", "must be false: dynamically quantized weights are not stored quantized");
   }
@@ -238,8 +254,8 @@ CtGroup read_ct_group(const ConfigReader& q, const std::string& name, const nloh
     } else if (dynamic == "local" && out.storage == CtStorage::nvfp4) {
       out.input_global_scale = true;  // local scales at run time, one F32 global scale stored
     } else if (dynamic == false) {
-      if (input.value("strategy", std::string("tensor")) != "tensor" ||
-          !input.value("symmetric", true)) {
+      if (string_field(q, i, input, "strategy", "tensor") != "tensor" ||
+          !bool_field(q, i, input, "symmetric", true)) {
         q.fail(
             i,
             "is static but not symmetric per tensor; trace sizes only one input_scale per Linear");
@@ -263,7 +279,7 @@ Quantization parse_compressed_tensors(const ConfigReader& q) {
   scheme.format = config.contains("format") && config.at("format").is_string()
                       ? config.at("format").get<std::string>()
                       : std::string();
-  const std::string status = config.value("quantization_status", std::string("compressed"));
+  const std::string status = q.optional_string("quantization_status").value_or("compressed");
   if (status != "compressed") {
     q.fail("quantization_status",
            fmt::format("= \"{}\": only \"compressed\" checkpoints store packed "
@@ -344,8 +360,13 @@ Quantization parse_modelopt(const ConfigReader& q, std::string source) {
   scheme.kv_scales_stored = scheme.kv_cache_fp8 && q.has("kv_cache_scheme");
   if (q.has("producer") && q.json().at("producer").is_object()) {
     const nlohmann::json& producer = q.json().at("producer");
-    scheme.producer = fmt::format("{} {}", producer.value("name", std::string("?")),
-                                  producer.value("version", std::string("?")));
+    // Shown, never sized: a field of another type reads as unknown.
+    const auto text = [&producer](const char* key) {
+      return producer.contains(key) && producer.at(key).is_string()
+                 ? producer.at(key).get<std::string>()
+                 : std::string("?");
+    };
+    scheme.producer = fmt::format("{} {}", text("name"), text("version"));
   }
   quantization.modelopt = std::move(scheme);
   return quantization;

@@ -219,6 +219,20 @@ TEST_CASE("compressed-tensors errors name the key and what is supported",
   q["config_groups"].erase("group_1");
   q["quantization_status"] = "frozen";
   CHECK_THAT(error_of(config), Catch::Contains("quantization_status"));
+  // Fields of the wrong type are named, not reported as an internal error (found by fuzzing).
+  q["quantization_status"] = 7;
+  CHECK_THAT(error_of(config), Catch::Contains("quantization_status"));
+  q["quantization_status"] = "compressed";
+  q["config_groups"]["group_0"]["weights"]["symmetric"] = "yes";
+  CHECK_THAT(error_of(config), Catch::Contains("group_0.weights.symmetric") &&
+                                   Catch::Contains("true or false"));
+  q["config_groups"]["group_0"]["weights"]["symmetric"] = true;
+  q["config_groups"]["group_0"]["weights"]["strategy"] = 5;
+  CHECK_THAT(error_of(config), Catch::Contains("group_0.weights.strategy") &&
+                                   Catch::Contains("must be a string"));
+  q["config_groups"]["group_0"]["weights"]["strategy"] = "group";
+  q["config_groups"]["group_0"]["weights"]["type"] = nullptr;  // null: the default, int
+  CHECK(error_of(config) == "(no error)");
 }
 
 TEST_CASE("compressed-tensors inventory names the compressor's tensors",

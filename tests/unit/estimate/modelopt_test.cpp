@@ -206,6 +206,10 @@ TEST_CASE("ModelOpt errors name the key and the file", "[modelopt][bad_input]") 
   CHECK_THAT(message(nano, R"({"producer": {}})"), Catch::Contains("hf_quant_config.json") && Catch::Contains("quantization"));
   CHECK_THAT(message(nano, R"({"quantization": {"quant_algo": "NVFP4", "group_size": 0}})"),
              Catch::Contains("hf_quant_config.json") && Catch::Contains("group_size"));
+  // The producer is shown, never sized: a version of another type reads as unknown instead of
+  // ending in an internal error (found by fuzzing).
+  CHECK(message(nano, R"({"producer": {"name": "modelopt", "version": [0, 37]},
+                          "quantization": {"quant_algo": "NVFP4"}})") == "(no error)");
 }
 
 TEST_CASE("a checkpoint folder's hf_quant_config.json describes its storage", "[modelopt][io]") {
