@@ -232,8 +232,8 @@ ModelDescription parse_model_config(std::string_view json_text,
       // A reader that missed a type check: still the input's fault, said as bad input.
       const std::string what = error.what();
       const std::size_t bracket = what.find("] ");
-      throw ConfigError(fmt::format("config.json holds a value of the wrong type: {}",
-                                    bracket == std::string::npos ? what : what.substr(bracket + 2)));
+      const std::string detail = bracket == std::string::npos ? what : what.substr(bracket + 2);
+      throw ConfigError(fmt::format("config.json holds a value of the wrong type: {}", detail));
     }
   }
   throw ConfigError(fmt::format(
