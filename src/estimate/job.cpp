@@ -25,8 +25,11 @@ namespace trace {
 
 namespace {
 
-// The frozen base's Linears are bitsandbytes nf4 (QLoRA, or a LoRA job on a 4-bit checkpoint).
-bool holds_nf4_base(const Job& job) { return job.mode == JobMode::qlora || job.base_nf4; }
+// The frozen base's Linears are bitsandbytes nf4 (QLoRA, or a LoRA job on a 4-bit checkpoint),
+// unless the base is a checkpoint held in its own quantized format.
+bool holds_nf4_base(const Job& job) {
+  return !job.checkpoint_base && (job.mode == JobMode::qlora || job.base_nf4);
+}
 
 // Bytes of one element of weights, gradients and optimizer states under a precision.
 struct PrecisionBytes {
@@ -70,10 +73,11 @@ std::int64_t optimizer_bytes(Optimizer optimizer, std::int64_t params, std::int6
 // of the model without its MTP layers stores (estimate_storage: nf4 packed two per byte with its
 // absmax, or int8 with an F32 scale per row, every Linear of the layers; the rest in bf16). (In
 // memory the 256-entry nested code book is shared, not per Linear: 1 KiB each, not subtracted.)
-struct BitsandbytesBase {
+struct QuantizedBase {
   std::int64_t bytes = 0;              ///< with the unquantized rest in bf16
   std::int64_t unquantized_params = 0;  ///< the rest (embeddings, head, norms, routers)
   std::int64_t quantized_values = 0;    ///< the quantized Linears' values
+  std::int64_t mtp_bytes = 0;  ///< a checkpoint base: its MTP layers as stored (left out above)
   /// Bytes per quantized value, packed values and scales (the bf16 rest left out).
   double bytes_per_quantized_value() const {
     return static_cast<double>(std::max<std::int64_t>(0, bytes - 2 * unquantized_params)) /
@@ -81,23 +85,28 @@ struct BitsandbytesBase {
   }
 };
 
-BitsandbytesBase bitsandbytes_base(const ModelDescription& model, QuantFormat format,
-                                   bool double_quant) {
+// The text model (MTP layers left out) stored as `q`, its unquantized rest in bf16.
+QuantizedBase quantized_base(const ModelDescription& model, const Quantization& q) {
   ModelDescription quantized = model;
   std::erase_if(quantized.stacks, [](const Stack& stack) { return stack.mtp; });
   quantized.torch_dtype = "bfloat16";
-  Quantization q;
-  q.format = format;
-  q.method = "bitsandbytes";
-  q.double_quant = double_quant;
   quantized.quantization = q;
   const ParameterCount params = count_parameters(quantized);
   const StorageEstimate storage = estimate_storage(quantized, params);
-  BitsandbytesBase base;
+  QuantizedBase base;
   base.bytes = storage.bytes;
   base.unquantized_params = params.total - storage.quantized_values;
   base.quantized_values = storage.quantized_values;
   return base;
+}
+
+QuantizedBase bitsandbytes_base(const ModelDescription& model, QuantFormat format,
+                                bool double_quant) {
+  Quantization q;
+  q.format = format;
+  q.method = "bitsandbytes";
+  q.double_quant = double_quant;
+  return quantized_base(model, q);
 }
 
 // What a LoRA job's head costs beyond the base's count of it (docs/memory.md, "LitGPT's head"):
@@ -272,7 +281,8 @@ struct JobEstimator::Cache {
   std::map<std::pair<std::int64_t, LoraTargets>, std::int64_t> adapters;
   std::map<std::int64_t, std::vector<LayerActivation>> layers;
   std::map<LoraTargets, DropoutInputs> dropout_inputs;
-  std::map<std::pair<QuantFormat, bool>, BitsandbytesBase> bitsandbytes_bases;
+  std::map<std::pair<QuantFormat, bool>, QuantizedBase> bitsandbytes_bases;
+  std::optional<QuantizedBase> checkpoint_base;  // the checkpoint's own quantized format
   // The layout checks depend on the model alone: walk its layers once, and each --tp once.
   std::optional<StageAndExpertLimits> stage_limits;
   std::set<std::int64_t> splitting_tp;
@@ -350,7 +360,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // A bitsandbytes base with the unquantized rest at `rest_bytes` (bf16, or fp32 after PEFT's
   // prepare_model_for_kbit_training).
   const auto bitsandbytes_base_of = [&](QuantFormat format,
-                                        bool double_quant) -> const BitsandbytesBase& {
+                                        bool double_quant) -> const QuantizedBase& {
     const std::pair key{format, format == QuantFormat::bnb_4bit && double_quant};
     auto found = cache.bitsandbytes_bases.find(key);
     if (found == cache.bitsandbytes_bases.end()) {
@@ -362,8 +372,21 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   };
   const auto bitsandbytes_bytes = [&](QuantFormat format, bool double_quant,
                                       std::int64_t rest_bytes) {
-    const BitsandbytesBase& base = bitsandbytes_base_of(format, double_quant);
+    const QuantizedBase& base = bitsandbytes_base_of(format, double_quant);
     return checked_add(base.bytes, checked_mul(base.unquantized_params, rest_bytes - 2));
+  };
+  // A LoRA base held as the checkpoint stores it (GPTQ, AWQ, FP8, compressed-tensors, ModelOpt).
+  const auto checkpoint_base_of = [&]() -> const QuantizedBase& {
+    if (!model.quantization) {
+      throw ConfigError("a LoRA base held in the checkpoint's quantized format needs a "
+                        "quantization_config; this checkpoint has none");
+    }
+    if (!cache.checkpoint_base) {
+      cache.checkpoint_base = quantized_base(model, *model.quantization);
+      // MTP layers as stored, for a job that trains them (--train-mtp)
+      cache.checkpoint_base->mtp_bytes = estimate_storage(model, params).mtp_bytes;
+    }
+    return *cache.checkpoint_base;
   };
 
   if (job.mode == JobMode::serve) {
@@ -417,11 +440,18 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const std::int64_t rest_bytes = job.kbit_upcast ? 4 : 2;
     std::int64_t frozen_gradients = 0;
     const bool nf4_base = holds_nf4_base(job);
-    const bool quantized_base = nf4_base || job.base_dtype == Dtype::int8;
+    const bool quantized_base = nf4_base || job.base_dtype == Dtype::int8 || job.checkpoint_base;
     if (quantized_base) {
-      b.weights = nf4_base
-                      ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, rest_bytes)
-                      : bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes);
+      if (job.checkpoint_base) {
+        const QuantizedBase& stored = checkpoint_base_of();
+        b.weights =
+            checked_add(stored.bytes, checked_mul(stored.unquantized_params, rest_bytes - 2));
+        if (job.train_mtp) b.weights = checked_add(b.weights, stored.mtp_bytes);
+      } else {
+        b.weights = nf4_base ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant,
+                                                  rest_bytes)
+                             : bitsandbytes_bytes(QuantFormat::bnb_8bit, false, rest_bytes);
+      }
       if (job.kbit_upcast && bytes.activation < 4) {
         // The upcast head is an fp32 Linear under autocast: its compute-dtype cast is not cached
         // (it needs no gradient) but backward keeps it for the input gradient.
@@ -561,10 +591,12 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const ShardedUnits& units = *cache.sharded_units;
     const std::int64_t gathered_bytes = lora || bytes.half_copy > 0 ? 2 : bytes.weight;
     std::int64_t block_bytes = checked_mul(units.largest_block, gathered_bytes, "the weights");
-    if (lora && (holds_nf4_base(job) || job.base_dtype == Dtype::int8)) {
-      const BitsandbytesBase& base =
-          holds_nf4_base(job) ? bitsandbytes_base_of(QuantFormat::bnb_4bit, job.nf4_double_quant)
-                              : bitsandbytes_base_of(QuantFormat::bnb_8bit, false);
+    if (lora && (holds_nf4_base(job) || job.base_dtype == Dtype::int8 || job.checkpoint_base)) {
+      const QuantizedBase& base =
+          job.checkpoint_base ? checkpoint_base_of()
+          : holds_nf4_base(job)
+              ? bitsandbytes_base_of(QuantFormat::bnb_4bit, job.nf4_double_quant)
+              : bitsandbytes_base_of(QuantFormat::bnb_8bit, false);
       block_bytes = static_cast<std::int64_t>(std::ceil(
           static_cast<double>(units.largest_block) * base.bytes_per_quantized_value()));
     }
@@ -854,7 +886,9 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     if (job.lora_dropout > 0) add(fmt::format("dropout {:g}", job.lora_dropout));
     add(fmt::format("{} x {} tokens", job.seq_len, job.batch));
   }
-  if (holds_nf4_base(job)) {
+  if (job.checkpoint_base && job.mode != JobMode::serve) {
+    add("the checkpoint's quantized base");
+  } else if (holds_nf4_base(job)) {
     add(job.nf4_double_quant ? "nf4 base" : "nf4 base without double quant");
   } else if (job.base_dtype == Dtype::int8) {
     add("LLM.int8 base");

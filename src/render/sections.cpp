@@ -243,8 +243,14 @@ Table memory_table(const Report& report) {
         report.memory.full_finetune);
   }
   if (shown("lora")) {
+    // A quantized checkpoint's LoRA base is held as stored (make_report: base_from_checkpoint).
+    const std::optional<Quantization>& stored = report.model.quantization;
+    const bool held_as_stored = stored && lora_keeps_stored_base(*stored);
     row(fmt::format("LoRA r={} (base {}, batch {})", a.lora_rank,
-                    dtype_info(a.lora_base_dtype).name, a.batch),
+                    !stored || !held_as_stored                ? dtype_info(a.lora_base_dtype).name
+                    : stored->format == QuantFormat::bnb_4bit ? std::string("nf4")
+                                                                : report.storage.format,
+                    a.batch),
         report.memory.lora);
   }
   if (shown("serve")) {

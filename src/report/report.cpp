@@ -69,6 +69,30 @@ void add_cost(Report& report, const ReportRequest& request, const JobEstimator& 
 
 }  // namespace
 
+bool lora_keeps_stored_base(const Quantization& q) {
+  return q.format == QuantFormat::bnb_4bit || q.format == QuantFormat::bnb_8bit ||
+         q.format == QuantFormat::gptq || q.format == QuantFormat::awq;
+}
+
+namespace {
+
+// A LoRA job over such a checkpoint holds its base as stored: bitsandbytes 4-bit through the nf4
+// path (its kernels modelled there), the others as their own bytes.
+void base_from_checkpoint(const ModelDescription& model, Job& job) {
+  if (!model.quantization || !lora_keeps_stored_base(*model.quantization) ||
+      (job.mode != JobMode::lora && job.mode != JobMode::qlora)) {
+    return;
+  }
+  if (model.quantization->format == QuantFormat::bnb_4bit) {
+    job.base_nf4 = true;
+    job.nf4_double_quant = model.quantization->double_quant;
+  } else {
+    job.checkpoint_base = true;
+  }
+}
+
+}  // namespace
+
 Report make_report(std::string_view config_text, const ReportRequest& request,
                    const GpuCatalog& gpus) {
   const MemoryAssumptions& requested = request.assumptions;
@@ -144,6 +168,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     report.memory.training_activation_bytes_per_sequence =
         report.memory.full_finetune.per_sequence_bytes;
     training.mode = JobMode::lora;
+    base_from_checkpoint(report.model, training);
     report.memory.lora =
         mode_memory_from_job(report.model, report.parameters, training, report.assumptions);
     report.memory.lora_trainable_params =
@@ -181,6 +206,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     JobVerdict verdict;
     verdict.job = *request.job;
     Job& job = verdict.job;
+    base_from_checkpoint(report.model, job);
     if (job.mode == JobMode::serve) {
       // The serving weights and KV dtype decided above (checkpoint format, MTP, --dtype).
       job.weight_bytes = report.memory.serve.breakdown.weights;
@@ -237,6 +263,17 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
               "gradients, optimizer state or master copy for it"
             : "a full fine-tune trains the vision tower's parameters too; --freeze-vision keeps "
               "it frozen, as LLaMA-Factory, ms-swift and Qwen's scripts default to");
+  }
+  if (report.model.quantization && request.training) {
+    report.notes.push_back(
+        lora_keeps_stored_base(*report.model.quantization)
+            ? fmt::format("training: LoRA holds the base as the checkpoint stores it ({}); a full "
+                          "fine-tune trains the weights dequantized, at --precision",
+                          report.storage.format)
+            : fmt::format("training: the {} checkpoint is trained dequantized (LoRA's base at "
+                          "bf16, a full fine-tune at --precision), as frameworks load it for "
+                          "training",
+                          report.storage.format));
   }
   for (const std::string& note : report.model.notes) report.notes.push_back(note);
   return report;

@@ -164,6 +164,12 @@ struct Job {
   /// context is open, so fp32 weights cost 4 + autocast_copy_bytes per parameter. base_dtype
   /// must say fp32 (with or without weight_bytes); anything else is a ConfigError.
   bool serve_autocast = false;
+  /// LoRA / QLoRA over a checkpoint stored quantized in a format PEFT adapts in place (GPTQ,
+  /// AWQ, LLM.int8): the frozen base is held as the checkpoint stores it (MTP layers left out),
+  /// each Linear computing through a dequantized copy, instead of at bf16 or re-quantized to
+  /// nf4. make_report sets it from the config (docs/memory.md, "LoRA over a quantized
+  /// checkpoint").
+  bool checkpoint_base = false;
   /// Serving: the weights' bytes when already known (a quantized checkpoint's stored size, MTP
   /// left out); otherwise the text model's parameters at base_dtype.
   std::optional<std::int64_t> weight_bytes;

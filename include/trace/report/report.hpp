@@ -100,6 +100,12 @@ struct Report {
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
 };
 
+/// True when LoRA trains over the checkpoint's quantized Linears as stored: formats PEFT adapts
+/// in place (bitsandbytes, GPTQ, AWQ). Others are loaded dequantized for training
+/// (transformers' Mxfp4Config(dequantize=True), compressed-tensors' run_compressed=False, FP8
+/// and ModelOpt releases trained from their BF16 originals).
+bool lora_keeps_stored_base(const Quantization& q);
+
 /// The serving dtype transformers/vLLM would load: fp16/bf16 as stored, bf16 for fp32 or unknown.
 Dtype default_serving_dtype(const ModelDescription& model);
 

@@ -193,3 +193,62 @@ TEST_CASE("quantized serving: --quantize refuses what it cannot mean",
   // A checkpoint already quantized is served in its own format.
   refused({"openai/gpt-oss-20b", "--quantize", "awq"}, "already quantized (mxfp4)");
 }
+
+TEST_CASE("LoRA over a quantized checkpoint holds its base as stored", "[cli][quantize][lora]") {
+  // TheBloke's Mixtral-8x7B-Instruct AWQ (4 bits, group 128, zero points, router kept F16).
+  // Linear values a layer: attention 4096 x (4096 + 1024 + 1024 + 4096) = 41,943,040, experts
+  // 8 x 3 x 14336 x 4096 = 1,409,286,144; x 32 layers = 46,439,333,888 values V.
+  const std::int64_t v = 46'439'333'888;
+  const std::int64_t stored = v / 2 + v / 128 * 2 + v / 256 + 2 * (46'702'792'704LL - v);
+  CHECK(stored == 24'653'602'816);
+  // Adapters at r 16 on every Linear but the router: a layer's q and o 16 x (4096 + 4096), k
+  // and v 16 x (4096 + 1024), experts 8 x 3 x 16 x (4096 + 14336); fp32.
+  const std::int64_t adapters = 32LL * (2 * 16 * 8192 + 2 * 16 * 5120 + 8 * 3 * 16 * 18432);
+  CHECK(adapters == 240'123'904);
+  // Each Linear computes through a bf16 copy of its weight: the largest, 14336 x 4096.
+  const std::int64_t expected = stored + 4 * adapters + 2 * 14336LL * 4096;
+  const std::string awq =
+      trace::test::config_path("TheBloke--Mixtral-8x7B-Instruct-v0.1-AWQ.reconstructed.json");
+  for (const char* mode : {"lora", "qlora"}) {
+    INFO(mode);
+    const CliResult result = run_cli({awq, "--mode", mode, "--seq-len", "1024", "--json"});
+    REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+    const nlohmann::json plan = nlohmann::json::parse(result.out);
+    CHECK(plan["estimate"]["breakdown"]["weights"].get<std::int64_t>() == expected);
+    CHECK(plan["estimate"]["read_as"].get<std::string>().find("the checkpoint's quantized base") !=
+          std::string::npos);
+  }
+  // The same model unquantized holds its 46.7B parameters at bf16.
+  const CliResult bf16 =
+      run_cli({"mistralai/Mixtral-8x7B-v0.1", "--mode", "lora", "--seq-len", "1024", "--json"});
+  REQUIRE(bf16.exit_code == trace::cli::k_exit_ok);
+  CHECK(nlohmann::json::parse(bf16.out)["estimate"]["breakdown"]["weights"].get<std::int64_t>() ==
+        2 * 46'702'792'704LL + 4 * adapters);
+}
+
+TEST_CASE("LoRA over a bitsandbytes 4-bit checkpoint is QLoRA over its nf4 base",
+          "[cli][quantize][lora]") {
+  nlohmann::json config = {{"model_type", "llama"},     {"vocab_size", 32000},
+                           {"hidden_size", 2048},       {"num_hidden_layers", 4},
+                           {"num_attention_heads", 16}, {"num_key_value_heads", 4},
+                           {"intermediate_size", 5632}, {"max_position_embeddings", 4096},
+                           {"torch_dtype", "bfloat16"}};
+  const TempDir dir;
+  const std::string plain = dir.write("plain/config.json", config.dump());
+  config["quantization_config"] = {{"quant_method", "bitsandbytes"},
+                                   {"load_in_4bit", true},
+                                   {"bnb_4bit_quant_type", "nf4"},
+                                   {"bnb_4bit_use_double_quant", true}};
+  const std::string stored = dir.write("bnb/config.json", config.dump());
+  const auto weights = [](const std::vector<std::string>& args) {
+    const CliResult result = run_cli(args);
+    REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+    return nlohmann::json::parse(result.out)["estimate"]["breakdown"]["weights"]
+        .get<std::int64_t>();
+  };
+  const std::int64_t qlora = weights({plain, "--mode", "qlora", "--json"});
+  CHECK(weights({stored, "--mode", "lora", "--json"}) == qlora);
+  CHECK(weights({stored, "--mode", "qlora", "--json"}) == qlora);
+  // and not the bf16 base a plain LoRA holds
+  CHECK(weights({plain, "--mode", "lora", "--json"}) > qlora);
+}
