@@ -353,6 +353,9 @@ std::string render_check_json(const Report& report) {
   if (v.max_seq_len) out["max_seq_len"] = *v.max_seq_len;
   if (v.max_concurrency) out["max_concurrency"] = *v.max_concurrency;
   if (v.max_context) out["max_context"] = *v.max_context;
+  // what a serve job's weights are held as: a quantized checkpoint's format, a --quantize
+  // scheme, or a dtype (the text line names a --quantize scheme beside the mode)
+  if (v.job.mode == JobMode::serve) out["serve_dtype"] = report.serve_weight_format;
   return out.dump(2) + "\n";
 }
 

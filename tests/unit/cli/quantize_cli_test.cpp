@@ -173,6 +173,9 @@ TEST_CASE("trace check names the quantized layout it checked", "[cli][quantize][
                                     "h100-80gb", "--quantize", "awq"});
   CHECK(result.exit_code == trace::cli::k_exit_ok);
   CHECK(result.out.rfind("fits: meta-llama/Llama-3.1-70B serve awq on 1x h100-80gb: ", 0) == 0);
+  const CliResult json = run_cli({"check", "meta-llama/Llama-3.1-70B", "--mode", "serve", "--gpu",
+                                  "h100-80gb", "--quantize", "awq", "--json"});
+  CHECK(nlohmann::json::parse(json.out)["serve_dtype"] == "awq");
   const CliResult bf16 =
       run_cli({"check", "meta-llama/Llama-3.1-70B", "--mode", "serve", "--gpu", "h100-80gb"});
   CHECK(bf16.exit_code == trace::cli::k_exit_does_not_fit);
