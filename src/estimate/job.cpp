@@ -375,7 +375,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     const QuantizedBase& base = bitsandbytes_base_of(format, double_quant);
     return checked_add(base.bytes, checked_mul(base.unquantized_params, rest_bytes - 2));
   };
-  // A LoRA base held as the checkpoint stores it (GPTQ, AWQ, FP8, compressed-tensors, ModelOpt).
+  // A LoRA base held as the checkpoint stores it (GPTQ, AWQ, LLM.int8: lora_keeps_stored_base).
   const auto checkpoint_base_of = [&]() -> const QuantizedBase& {
     if (!model.quantization) {
       throw ConfigError("a LoRA base held in the checkpoint's quantized format needs a "
