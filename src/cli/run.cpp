@@ -73,6 +73,7 @@ struct PlanOptions {
   std::string strategy;
   std::int64_t job_gpus = 1;
   std::int64_t tp = 1;
+  const CLI::Option* tp_option = nullptr;  ///< --tp as parsed: did the user give it?
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
   /// --ep alone: serve expert-parallel (the value is then empty); --ep N: a job's expert-parallel
@@ -365,7 +366,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "ddp, zero1, zero2, zero3 (DeepSpeed) or fsdp (PyTorch FSDP: its root unit, "
                  "embeddings and head, stays gathered through backward); default: zero3 when "
                  "--gpus > 1");
-  app.add_option("--tp", options.tp, "tensor-parallel size")->capture_default_str();
+  options.tp_option =
+      app.add_option("--tp", options.tp,
+                     "tensor-parallel size; a serve job without it spans all of --gpus, "
+                     "--tp 1 with --gpus N serves N replicas")
+          ->capture_default_str();
   app.add_option("--pp", options.pp, "pipeline-parallel size")->capture_default_str();
   app.add_option("--pp-split", options.pp_split,
                  "how --pp splits the layers: count (vLLM, Megatron: the busiest stage, the "
@@ -503,7 +508,9 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.accumulate_unsharded = options.no_sync;
   job.frozen_in_flat_params = options.frozen_in_flat_params;
   job.freeze_vision = options.freeze_vision;
-  if (job.mode == JobMode::serve && job.tp == 1 && job.pp == 1) job.tp = job.gpus;  // TP serving
+  // A serve job spans its GPUs with tensor parallelism unless --tp or --pp says otherwise.
+  const bool tp_given = options.tp_option != nullptr && options.tp_option->count() > 0;
+  if (job.mode == JobMode::serve && !tp_given && job.pp == 1) job.tp = job.gpus;
   if (job.gpus < 1 || job.gpus > k_max_cards) {
     throw ConfigError(fmt::format("--gpus must lie in 1..{}", k_max_cards));
   }
@@ -662,9 +669,10 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_cost = options.include_cost;
   request.run_size = run_size(options);
   request.serving = options.serving;
+  const bool tp_given = options.tp_option != nullptr && options.tp_option->count() > 0;
   if (options.plan_mode == "serve" && (options.job_gpus > 1 || options.tp > 1)) {
     request.serving.gpus = options.job_gpus;
-    request.serving.tp = options.tp > 1 ? options.tp : 0;
+    request.serving.tp = tp_given ? options.tp : 0;
     request.serving_gpus_given = true;
   }
   Report report = make_report(config.text, request, gpus);

@@ -406,6 +406,18 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
                              : static_cast<std::int64_t>(std::ceil(
                                    static_cast<double>(weights) * stage_share /
                                    static_cast<double>(job.tp)));
+    if (job.ep > job.tp) {
+      // Expert parallelism over more GPUs than tensor parallelism spans (vLLM's
+      // --enable-expert-parallel with data-parallel replicas): each GPU holds 1/ep of the routed
+      // experts and its tensor-parallel share of the rest (attention replicated across replicas).
+      const std::int64_t experts =
+          job.expert_weight_bytes ? *job.expert_weight_bytes
+                                  : bytes_for(component_count(params, "experts"), dtype);
+      const double share = stages_alike ? 1.0 / static_cast<double>(job.pp) : stage_share;
+      b.weights = static_cast<std::int64_t>(std::ceil(
+          share * (static_cast<double>(weights - experts) / static_cast<double>(job.tp) +
+                   static_cast<double>(experts) / static_cast<double>(job.ep))));
+    }
     const KvSplit split = serving_split(a, job.tp, job.pp);
     b.kv_cache =
         checked_mul(kv_cache_bytes(model, job.context, job.kv_dtype, split), job.concurrency);
@@ -917,6 +929,12 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
       case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
     }
     std::string split = fmt::format("{} GPU{}", job.gpus, job.gpus == 1 ? "" : "s");
+    // A serve job shards nothing across replicas: it names them instead of a training strategy.
+    const std::int64_t replicas = job.gpus / std::max<std::int64_t>(1, job.tp * job.pp);
+    if (job.mode == JobMode::serve) {
+      strategy = "";
+      if (replicas > 1) split += fmt::format(" {} replicas", replicas);
+    }
     if (*strategy != '\0') split += fmt::format(" {}", strategy);
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
     if (job.pp > 1) {

@@ -210,6 +210,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     if (job.mode == JobMode::serve) {
       // The serving weights and KV dtype decided above (checkpoint format, MTP, --dtype).
       job.weight_bytes = report.memory.serve.breakdown.weights;
+      job.expert_weight_bytes = report.memory.serve.expert_bytes;
       // their dtype, unless they are a quantized checkpoint's stored bytes
       if (report.assumptions.serve_weight_bytes < 0) {
         job.base_dtype = report.assumptions.serve_weight_dtype;

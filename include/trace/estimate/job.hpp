@@ -173,6 +173,9 @@ struct Job {
   /// Serving: the weights' bytes when already known (a quantized checkpoint's stored size, MTP
   /// left out); otherwise the text model's parameters at base_dtype.
   std::optional<std::int64_t> weight_bytes;
+  /// Serving: the routed experts' bytes inside weight_bytes, split over --ep GPUs where expert
+  /// parallelism spans more GPUs than tensor parallelism; unset: the experts at base_dtype.
+  std::optional<std::int64_t> expert_weight_bytes;
 };
 
 struct JobEstimate {
