@@ -259,8 +259,8 @@ TEST_CASE("LoRA over a bitsandbytes 4-bit checkpoint is QLoRA over its nf4 base"
 TEST_CASE("a serve job's --tp 1 means replicas, --ep beyond it splits the experts",
           "[cli][serve][parallel]") {
   const auto job = [](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"Qwen/Qwen3-30B-A3B", "--mode", "serve", "--gpus", "2",
-                                     "--json"};
+    std::vector<std::string> args = {
+        "Qwen/Qwen3-30B-A3B", "--mode", "serve", "--gpus", "2", "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     const CliResult result = run_cli(args);
     INFO("stderr: " << result.err);
