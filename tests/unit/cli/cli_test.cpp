@@ -658,3 +658,33 @@ TEST_CASE("a malformed GPU table exits 2 with one line naming it", "[cli][gpu_ta
     }
   }
 }
+
+TEST_CASE("a serve job's --tp 1 means replicas, --ep beyond it splits the experts",
+          "[cli][serve][parallel]") {
+  const auto job = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {
+        "Qwen/Qwen3-30B-A3B", "--mode", "serve", "--gpus", "2", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult result = run(args);
+    INFO("stderr: " << result.err);
+    REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+    return nlohmann::json::parse(result.out)["estimate"];
+  };
+  // Qwen3-30B-A3B: 30,532,122,624 parameters at bf16, of which the routed experts are
+  // 48 layers x 128 x 3 x 768 x 2048 = 28,991,029,248.
+  const std::int64_t all = 2 * 30'532'122'624LL;
+  const std::int64_t experts = 2 * 48LL * 128 * 3 * 768 * 2048;
+  // Without --tp the job spans both GPUs with tensor parallelism: half of everything.
+  const nlohmann::json tp2 = job({});
+  CHECK(tp2["breakdown"]["weights"].get<std::int64_t>() == all / 2);
+  CHECK(tp2["read_as"].get<std::string>().find("2 GPUs tp2") != std::string::npos);
+  // --tp 1: two replicas, each holding the whole model.
+  const nlohmann::json replicas = job({"--tp", "1"});
+  CHECK(replicas["breakdown"]["weights"].get<std::int64_t>() == all);
+  CHECK(replicas["read_as"].get<std::string>().find("2 GPUs 2 replicas") != std::string::npos);
+  // --tp 1 --ep 2: attention and the rest replicated, the routed experts split in two.
+  CHECK(job({"--tp", "1", "--ep", "2"})["breakdown"]["weights"].get<std::int64_t>() ==
+        all - experts + experts / 2);
+  // --ep 2 inside --tp 2 splits the experts as tensor parallelism already did.
+  CHECK(job({"--ep", "2"})["breakdown"]["weights"].get<std::int64_t>() == all / 2);
+}
