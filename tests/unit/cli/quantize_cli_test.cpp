@@ -255,3 +255,23 @@ TEST_CASE("LoRA over a bitsandbytes 4-bit checkpoint is QLoRA over its nf4 base"
   // and not the bf16 base a plain LoRA holds
   CHECK(weights({plain, "--mode", "lora", "--json"}) > qlora);
 }
+
+TEST_CASE("LoRA over an MXFP4 checkpoint trains it dequantized, and says so",
+          "[cli][quantize][lora]") {
+  // gpt-oss-20b: 20,914,757,184 parameters (its Hub total). Transformers dequantizes MXFP4 for
+  // training (Mxfp4Config(dequantize=True)), so the frozen base is bf16 beside fp32 adapters.
+  const CliResult result = run_cli({"openai/gpt-oss-20b", "--mode", "lora", "--json"});
+  REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+  const nlohmann::json plan = nlohmann::json::parse(result.out);
+  const nlohmann::json& estimate = plan["estimate"];
+  CHECK(estimate["breakdown"]["weights"].get<std::int64_t>() -
+            4 * estimate["trainable_params"].get<std::int64_t>() ==
+        2 * 20'914'757'184LL);
+  CHECK(estimate["read_as"].get<std::string>().find("quantized base") == std::string::npos);
+  bool said = false;
+  for (const nlohmann::json& note : plan["notes"]) {
+    said = said || note.get<std::string>().find("mxfp4 checkpoint is trained dequantized") !=
+                       std::string::npos;
+  }
+  CHECK(said);
+}
