@@ -67,17 +67,9 @@ void add_cost(Report& report, const ReportRequest& request, const JobEstimator& 
   }
 }
 
-}  // namespace
-
-bool lora_keeps_stored_base(const Quantization& q) {
-  return q.format == QuantFormat::bnb_4bit || q.format == QuantFormat::bnb_8bit ||
-         q.format == QuantFormat::gptq || q.format == QuantFormat::awq;
-}
-
-namespace {
-
-// A LoRA job over such a checkpoint holds its base as stored: bitsandbytes 4-bit through the nf4
-// path (its kernels modelled there), the others as their own bytes.
+// A LoRA job over a checkpoint lora_keeps_stored_base names holds its base as stored:
+// bitsandbytes 4-bit through the nf4 path (its kernels modelled there), the others as their own
+// bytes.
 void base_from_checkpoint(const ModelDescription& model, Job& job) {
   if (!model.quantization || !lora_keeps_stored_base(*model.quantization) ||
       (job.mode != JobMode::lora && job.mode != JobMode::qlora)) {
@@ -92,6 +84,11 @@ void base_from_checkpoint(const ModelDescription& model, Job& job) {
 }
 
 }  // namespace
+
+bool lora_keeps_stored_base(const Quantization& q) {
+  return q.format == QuantFormat::bnb_4bit || q.format == QuantFormat::bnb_8bit ||
+         q.format == QuantFormat::gptq || q.format == QuantFormat::awq;
+}
 
 Report make_report(std::string_view config_text, const ReportRequest& request,
                    const GpuCatalog& gpus) {
