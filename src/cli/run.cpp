@@ -74,6 +74,7 @@ struct PlanOptions {
   std::int64_t job_gpus = 1;
   std::int64_t tp = 1;
   const CLI::Option* tp_option = nullptr;  ///< --tp as parsed: did the user give it?
+  bool tp_given() const { return tp_option != nullptr && tp_option->count() > 0; }
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
   /// --ep alone: serve expert-parallel (the value is then empty); --ep N: a job's expert-parallel
@@ -509,8 +510,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   job.frozen_in_flat_params = options.frozen_in_flat_params;
   job.freeze_vision = options.freeze_vision;
   // A serve job spans its GPUs with tensor parallelism unless --tp or --pp says otherwise.
-  const bool tp_given = options.tp_option != nullptr && options.tp_option->count() > 0;
-  if (job.mode == JobMode::serve && !tp_given && job.pp == 1) job.tp = job.gpus;
+  if (job.mode == JobMode::serve && !options.tp_given() && job.pp == 1) job.tp = job.gpus;
   if (job.gpus < 1 || job.gpus > k_max_cards) {
     throw ConfigError(fmt::format("--gpus must lie in 1..{}", k_max_cards));
   }
@@ -621,28 +621,29 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     throw ConfigError("--cuda-context-mib must lie in 0..1048576");
   }
   request.assumptions.cuda_context_bytes = options.cuda_context_mib * k_mib;
-  std::string quantize = options.quantize;
+  std::optional<ServeQuantization> scheme;
+  if (!options.quantize.empty()) {
+    scheme = parse_serve_quantization(options.quantize);
+    if (!scheme) {
+      throw ConfigError(fmt::format("--quantize '{}' is not known; use one of {}",
+                                    options.quantize, serve_quantization_names()));
+    }
+  }
   if (!options.dtype.empty()) {
     const Dtype dtype = require_dtype(options.dtype, "--dtype");
-    if (dtype == Dtype::fp8 || dtype == Dtype::int8 || dtype == Dtype::int4) {
-      // No engine casts embeddings and norms to 8 or 4 bits: these name quantized layouts.
-      if (!quantize.empty()) {
+    if (std::optional<ServeQuantization> named = serve_quantization_for(dtype)) {
+      if (scheme) {
         throw ConfigError(fmt::format("--dtype {} and --quantize {}: give one of them",
-                                      options.dtype, quantize));
+                                      options.dtype, options.quantize));
       }
-      quantize = dtype == Dtype::fp8 ? "fp8" : dtype == Dtype::int8 ? "int8" : "awq";
+      scheme = std::move(named);
     } else {
       request.assumptions.serve_weight_dtype = dtype;
       request.serve_dtype_from_config = false;
     }
   }
-  if (!quantize.empty()) {
-    const std::optional<ServeQuantization> scheme = parse_serve_quantization(quantize);
-    if (!scheme) {
-      throw ConfigError(fmt::format("--quantize '{}' is not known; use one of {}", quantize,
-                                    serve_quantization_names()));
-    }
-    request.assumptions.serve_quantization = *scheme;
+  if (scheme) {
+    request.assumptions.serve_quantization = std::move(scheme);
     request.serve_dtype_from_config = false;
   }
   request.gpu_ids = options.gpus;
@@ -669,10 +670,9 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.include_cost = options.include_cost;
   request.run_size = run_size(options);
   request.serving = options.serving;
-  const bool tp_given = options.tp_option != nullptr && options.tp_option->count() > 0;
   if (options.plan_mode == "serve" && (options.job_gpus > 1 || options.tp > 1)) {
     request.serving.gpus = options.job_gpus;
-    request.serving.tp = tp_given ? options.tp : 0;
+    request.serving.tp = options.tp_given() ? options.tp : 0;
     request.serving_gpus_given = true;
   }
   Report report = make_report(config.text, request, gpus);

@@ -77,7 +77,6 @@ struct QuantizedBase {
   std::int64_t bytes = 0;              ///< with the unquantized rest in bf16
   std::int64_t unquantized_params = 0;  ///< the rest (embeddings, head, norms, routers)
   std::int64_t quantized_values = 0;    ///< the quantized Linears' values
-  std::int64_t mtp_bytes = 0;  ///< a checkpoint base: its MTP layers as stored (left out above)
   /// Bytes per quantized value, packed values and scales (the bf16 rest left out).
   double bytes_per_quantized_value() const {
     return static_cast<double>(std::max<std::int64_t>(0, bytes - 2 * unquantized_params)) /
@@ -283,6 +282,7 @@ struct JobEstimator::Cache {
   std::map<LoraTargets, DropoutInputs> dropout_inputs;
   std::map<std::pair<QuantFormat, bool>, QuantizedBase> bitsandbytes_bases;
   std::optional<QuantizedBase> checkpoint_base;  // the checkpoint's own quantized format
+  std::optional<std::int64_t> checkpoint_mtp_bytes;  // its MTP layers as stored
   // The layout checks depend on the model alone: walk its layers once, and each --tp once.
   std::optional<StageAndExpertLimits> stage_limits;
   std::set<std::int64_t> splitting_tp;
@@ -381,11 +381,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       throw ConfigError("a LoRA base held in the checkpoint's quantized format needs a "
                         "quantization_config; this checkpoint has none");
     }
-    if (!cache.checkpoint_base) {
-      cache.checkpoint_base = quantized_base(model, *model.quantization);
-      // MTP layers as stored, for a job that trains them (--train-mtp)
-      cache.checkpoint_base->mtp_bytes = estimate_storage(model, params).mtp_bytes;
-    }
+    if (!cache.checkpoint_base) cache.checkpoint_base = quantized_base(model, *model.quantization);
     return *cache.checkpoint_base;
   };
 
@@ -458,7 +454,13 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
         const QuantizedBase& stored = checkpoint_base_of();
         b.weights =
             checked_add(stored.bytes, checked_mul(stored.unquantized_params, rest_bytes - 2));
-        if (job.train_mtp) b.weights = checked_add(b.weights, stored.mtp_bytes);
+        if (job.train_mtp) {
+          // the MTP layers as stored, sized only for a job that trains them
+          if (!cache.checkpoint_mtp_bytes) {
+            cache.checkpoint_mtp_bytes = estimate_storage(model, params).mtp_bytes;
+          }
+          b.weights = checked_add(b.weights, *cache.checkpoint_mtp_bytes);
+        }
       } else {
         b.weights = nf4_base ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant,
                                                   rest_bytes)

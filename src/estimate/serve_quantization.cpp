@@ -16,18 +16,31 @@ namespace trace {
 
 namespace {
 
-Quantization simple(QuantFormat format, std::string method) {
+Quantization simple(QuantFormat format, const char* method) {
   Quantization q;
   q.format = format;
-  q.method = std::move(method);
+  q.method = method;
   q.ssm_quantized = true;  // the engine quantizes every Linear in the layers
   return q;
 }
 
-Quantization four_bit(QuantFormat format, std::string method) {
-  Quantization q = simple(format, std::move(method));
+Quantization fp8_tensor() { return simple(QuantFormat::fp8_tensor, "fp8"); }
+Quantization fp8_block() { return simple(QuantFormat::fp8_block, "fp8"); }
+Quantization int8() { return simple(QuantFormat::bnb_8bit, "int8"); }
+
+Quantization four_bit(QuantFormat format, const char* method) {
+  Quantization q = simple(format, method);
   q.bits = 4;
   q.group_size = 128;
+  return q;
+}
+
+Quantization awq() { return four_bit(QuantFormat::awq, "awq"); }
+Quantization gptq() { return four_bit(QuantFormat::gptq, "gptq"); }
+
+Quantization nf4() {
+  Quantization q = simple(QuantFormat::bnb_4bit, "bitsandbytes");
+  q.double_quant = true;
   return q;
 }
 
@@ -42,47 +55,40 @@ Quantization nvfp4() {
   return q;
 }
 
-Quantization nf4() {
-  Quantization q = simple(QuantFormat::bnb_4bit, "bitsandbytes");
-  q.double_quant = true;
-  return q;
-}
-
 struct Entry {
   std::string_view name;
   std::string_view label;
+  Quantization (*scheme)();
 };
 
 constexpr std::array<Entry, 7> k_schemes{{
-    {"fp8", "FP8 E4M3, one scale per matrix"},
-    {"fp8-block", "FP8 E4M3, a scale per 128x128 block"},
-    {"int8", "int8, a scale per output row"},
-    {"awq", "AWQ int4, groups of 128"},
-    {"gptq", "GPTQ int4, groups of 128"},
-    {"nf4", "bitsandbytes nf4, double quantized"},
-    {"nvfp4", "NVFP4, an FP8 scale per 16 values"},
+    {"fp8", "FP8 E4M3, one scale per matrix", fp8_tensor},
+    {"fp8-block", "FP8 E4M3, a scale per 128x128 block", fp8_block},
+    {"int8", "int8, a scale per output row", int8},
+    {"awq", "AWQ int4, groups of 128", awq},
+    {"gptq", "GPTQ int4, groups of 128", gptq},
+    {"nf4", "bitsandbytes nf4, double quantized", nf4},
+    {"nvfp4", "NVFP4, an FP8 scale per 16 values", nvfp4},
 }};
-
-Quantization scheme_for(std::string_view name) {
-  if (name == "fp8") return simple(QuantFormat::fp8_tensor, "fp8");
-  if (name == "fp8-block") return simple(QuantFormat::fp8_block, "fp8");
-  if (name == "int8") return simple(QuantFormat::bnb_8bit, "int8");
-  if (name == "awq") return four_bit(QuantFormat::awq, "awq");
-  if (name == "gptq") return four_bit(QuantFormat::gptq, "gptq");
-  if (name == "nf4") return nf4();
-  return nvfp4();
-}
 
 }  // namespace
 
 std::optional<ServeQuantization> parse_serve_quantization(std::string_view name) {
   for (const Entry& entry : k_schemes) {
     if (entry.name == name) {
-      return ServeQuantization{std::string(entry.name), std::string(entry.label),
-                               scheme_for(entry.name)};
+      return ServeQuantization{std::string(entry.name), std::string(entry.label), entry.scheme()};
     }
   }
   return std::nullopt;
+}
+
+std::optional<ServeQuantization> serve_quantization_for(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp8: return parse_serve_quantization("fp8");
+    case Dtype::int8: return parse_serve_quantization("int8");
+    case Dtype::int4: return parse_serve_quantization("awq");
+    default: return std::nullopt;  // fp32 / fp16 / bf16: a cast, not a layout
+  }
 }
 
 std::string serve_quantization_names() {

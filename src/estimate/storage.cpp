@@ -101,7 +101,9 @@ void mlp_matrices(const Mlp& mlp, std::int64_t count, Role role, std::vector<Mat
   out.push_back({mlp.input_dim, mlp.intermediate, count, role});
 }
 
-std::vector<Matrix> layer_matrices(const ModelDescription& model) {
+// `with_ssm`: the Mamba / delta-net projections too (named_linears walks every Linear by name,
+// so it is asked only for a scheme that quantizes them).
+std::vector<Matrix> layer_matrices(const ModelDescription& model, bool with_ssm) {
   std::vector<Matrix> matrices;
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
@@ -117,7 +119,7 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model) {
       }
     }
   }
-  // Mamba / delta-net projections: quantized only where the scheme says (ssm_quantized).
+  if (!with_ssm) return matrices;
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
     if (linear.kind == layout::LinearKind::ssm) {
       matrices.push_back({linear.rows, linear.cols, linear.count, Role::ssm});
@@ -440,7 +442,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     storage.format = format_name(q.format);
     std::int64_t expert_bytes_before = 0;
     std::int64_t quantized_expert_values = 0;
-    for (const Matrix& m : layer_matrices(model)) {
+    for (const Matrix& m : layer_matrices(model, q.ssm_quantized)) {
       if (!quantized(q, m.role)) continue;
       if (m.role == Role::expert) expert_bytes_before = storage.bytes;
       const std::int64_t values = checked_product({m.rows, m.cols, m.count}, "the storage size");

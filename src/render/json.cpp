@@ -229,16 +229,16 @@ std::string render_json(const Report& report) {
     out["storage"]["header_elements_without_scalars"] = storage.header_elements_without_scalars;
   }
   const MemoryAssumptions& a = report.assumptions;
+  // what the serving weights are held as (make_report), with where that comes from
+  const std::string& format = report.serve_weight_format;
   out["workload"] = {{"seq_len", a.seq_len},
                      {"batch", a.batch},
                      {"context", a.context},
                      {"concurrency", a.concurrency},
                      {"lora_rank", a.lora_rank},
-                     {"serve_dtype",
-                      a.serve_quantization ? "quantized (" + a.serve_quantization->name + ")"
-                      : a.serve_weight_bytes >= 0
-                          ? "checkpoint (" + storage.format + ")"
-                          : std::string(dtype_info(a.serve_weight_dtype).name)},
+                     {"serve_dtype", a.serve_quantization ? "quantized (" + format + ")"
+                                     : a.serve_weight_bytes >= 0 ? "checkpoint (" + format + ")"
+                                                                 : format},
                      {"kv_dtype", dtype_info(a.kv_dtype).name},
                      {"ssm_dtype", dtype_info(effective_ssm_dtype(report.model, a)).name},
                      {"headroom_fraction", a.headroom_fraction},

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "trace/cli/run.hpp"
 
 namespace trace::test {
@@ -23,6 +24,15 @@ inline CliResult run_cli(std::vector<std::string> args, const HubEnvironment& en
   result.out = out.str();
   result.err = err.str();
   return result;
+}
+
+/// run_cli with an empty HF cache (a folder that lives as long as the call), so the bundled
+/// catalog answers and no test reads the real ~/.cache.
+inline CliResult run_cli_offline(const std::vector<std::string>& args) {
+  const TempDir dir;
+  HubEnvironment env;
+  env.hf_hub_cache = dir.make_dir("hub");
+  return run_cli(args, env);
 }
 
 /// Number of lines in `text` (a trailing newline does not start a new line).

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "trace/dtype.hpp"
 #include "trace/model/model_description.hpp"
 
 namespace trace {
@@ -21,6 +22,10 @@ struct ServeQuantization {
 /// The scheme `--quantize name` asks for; nullopt when the name is not one of
 /// serve_quantization_names().
 std::optional<ServeQuantization> parse_serve_quantization(std::string_view name);
+
+/// The layout a weight dtype below 16 bits names for serving (--dtype fp8, int8, int4: no engine
+/// casts embeddings and norms to 8 or 4 bits): fp8, int8, awq. nullopt for fp32 / fp16 / bf16.
+std::optional<ServeQuantization> serve_quantization_for(Dtype dtype);
 
 /// "fp8, fp8-block, int8, awq, gptq, nf4, nvfp4"
 std::string serve_quantization_names();

@@ -29,10 +29,7 @@ bool contains(const std::string& text, const std::string& needle) {
 
 // Runs trace with an empty HF cache; the folder lives as long as the call.
 CliResult run(const std::vector<std::string>& args) {
-  const TempDir dir;
-  trace::HubEnvironment env;
-  env.hf_hub_cache = dir.make_dir("hub");
-  return trace::test::run_cli(args, env);
+  return trace::test::run_cli_offline(args);
 }
 
 nlohmann::json run_json(const std::vector<std::string>& args) {

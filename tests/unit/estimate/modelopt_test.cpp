@@ -35,10 +35,7 @@ trace::StorageEstimate storage_of(const std::string& config, const std::string& 
 }
 
 CliResult run(const std::vector<std::string>& args) {
-  const TempDir dir;
-  trace::HubEnvironment env;
-  env.hf_hub_cache = dir.make_dir("hub");
-  return trace::test::run_cli(args, env);
+  return trace::test::run_cli_offline(args);
 }
 
 nlohmann::json run_json(std::vector<std::string> args) {
