@@ -83,6 +83,11 @@ How to read it:
   "freeze_vit") or name a framework that freezes it by default (LLaMA-Factory, ms-swift, Qwen's
   fine-tuning scripts), unless they say it trains ("freeze_vision_tower false",
   "tune_mm_vision true").
+- **preference training** (`--preference`; memory.md, "Preference training"): a training row
+  whose `model_id`, `framework` or `notes` name DPO or IPO (a word of its own, or
+  `DPOTrainer`) is read as `dpo`, else one naming ORPO, SimPO or CPO as pairs without a
+  reference; a DPO full fine-tune under DeepSpeed holds its reference in bf16, as DeepSpeed's
+  engine casts it (`--ref-dtype bf16`).
 - **MTP layers**: a training row trains the checkpoint's multi-token-prediction layers
   (`--train-mtp`) where `framework` + `notes` give Megatron's `mtp_num_layers` (or
   `--mtp-num-layers`) at 1 or more and the model has them; otherwise they are left out, as
@@ -155,12 +160,13 @@ say):
   Of the planned did-not-fit rows trace lets through: 1028, 1031 and 1078 carry labels the CSV
   itself calls questionable or qualitative; 1048 failed during ZeRO-3's model load (the row's
   notes), outside the training step; 1030 failed "after running for a while" at micro-batch 1,
-  whose 15,000-token maximum trace puts at 33.5 of 44.4 GiB; 1056 is DPO/ORPO preference
-  training (chosen and rejected sequences), which
-  trace does not plan; 1055's note blames eager attention, which its job columns do not say
-  (and read as eager it is still 59 of 79 GiB); 169 is vLLM 0.2.7's AWQ Mixtral, whose fit twin
-  (row 170) logged a KV pool 15.8 GiB per GPU smaller than trace's, a gap in that version's
-  profile that the rows do not explain.
+  whose 15,000-token maximum trace puts at 33.5 of 44.4 GiB; 1056 is DPO preference
+  training (read as `--preference dpo`: chosen and rejected sequences, the reference the base
+  without its adapters), 5.6 of 14.7 GiB at the 100 tokens its job columns give, where its
+  `seq_len` cell names only the notebook's default; 1055's note blames eager attention, which
+  its job columns do not say (and read as eager it is still 59 of 79 GiB); 169 is vLLM
+  0.2.7's AWQ Mixtral, whose fit twin (row 170) logged a KV pool 15.8 GiB per GPU smaller
+  than trace's, a gap in that version's profile that the rows do not explain.
 - *p90* (met: 12 rows more than 25% off, the most it allows). Of the tail rows: 170, see 169;
   163 and 238 (Llama-3.2-11B-Vision) and 239 (Qwen2.5-VL-72B) are vLLM profiles dominated by
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in

@@ -60,6 +60,9 @@ struct PlanOptions {
   std::string attention = "sdpa";
   std::string loss = "full";
   std::string qlora_kernel = "bnb";
+  std::string preference = "none";
+  bool reference_precomputed = false;
+  std::string reference_dtype;
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
   bool nf4_one_pass = false;
@@ -312,6 +315,18 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
       ->capture_default_str();
+  app.add_option("--preference", options.preference,
+                 "preference training (TRL): dpo (pairs, and a reference model: a copy of the "
+                 "model in a full fine-tune, the base without adapters in LoRA), orpo, simpo or "
+                 "cpo (pairs, no reference); --batch counts pairs")
+      ->capture_default_str();
+  app.add_flag("--precompute-ref-log-probs", options.reference_precomputed,
+               "DPO with the reference's log-probabilities computed before training (TRL's "
+               "precompute_ref_log_probs): no reference model held during the steps");
+  app.add_option("--ref-dtype", options.reference_dtype,
+                 "DPO full fine-tune: the reference model's dtype; default: as the policy's "
+                 "parameters are held (fp32 under --precision fp32 and mixed, else bf16 or "
+                 "fp16); DeepSpeed casts it to bf16");
   // The frameworks' switches that change what a job keeps (docs/memory.md, "Jobs").
   struct Switch {
     const char* name;
@@ -465,6 +480,12 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
                                   options.qlora_kernel));
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
+  job.preference = need(parse_preference(options.preference), "--preference", options.preference,
+                        "none, dpo, orpo, simpo, cpo");
+  job.reference_precomputed = options.reference_precomputed;
+  if (!options.reference_dtype.empty()) {
+    job.reference_dtype = require_dtype(options.reference_dtype, "--ref-dtype");
+  }
   job.compiled = options.compiled;
   job.serve_autocast = options.autocast;
   job.lora_dropout = options.lora_dropout;
@@ -839,6 +860,9 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
                        // a quantized serving layout is part of what was checked
                        report.assumptions.serve_quantization && options.check_mode == "serve"
                            ? "serve " + report.assumptions.serve_quantization->name
+                       // so is a preference job's pairs and reference
+                       : job.preference != Preference::none
+                           ? fmt::format("{} ({})", options.check_mode, describe_preference(job))
                            : options.check_mode,
                        job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
                        format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),

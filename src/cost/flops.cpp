@@ -116,6 +116,19 @@ TrainingFlops training_flops(const ModelDescription& model, const ParameterCount
   } else if (job.checkpointing == Checkpointing::selective) {
     result.per_token += f.attention;
   }
+  // Preference pairs: the policy runs over chosen and rejected; DPO's reference (the frozen
+  // model, or the base with its adapters disabled) runs a forward over both.
+  result.sequences = sequences_per_item(job);
+  const double sequences = static_cast<double>(result.sequences);
+  result.per_token *= sequences;
+  result.model_per_token *= sequences;
+  if (job.preference == Preference::dpo) {
+    result.reference_per_token = sequences * f.total();
+    if (!job.reference_precomputed) {
+      result.per_token += result.reference_per_token;
+      result.model_per_token += result.reference_per_token;
+    }
+  }
   return result;
 }
 

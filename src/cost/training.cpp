@@ -98,6 +98,13 @@ TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const 
   plan.size = size;
   plan.flops = training_flops(model, params, plan.job);
   plan.total_flops = static_cast<double>(size.tokens) * plan.flops.per_token;
+  if (plan.job.preference == Preference::dpo && plan.job.reference_precomputed) {
+    // The reference's log-probabilities, computed once over the dataset: one epoch's tokens
+    // (the whole run's when it was given in --tokens, which says no epochs).
+    plan.total_flops += static_cast<double>(size.tokens) /
+                        static_cast<double>(std::max<std::int64_t>(size.epochs, 1)) *
+                        plan.flops.reference_per_token;
+  }
   plan.moe = has_moe(model);
   plan.mfu = plan.moe ? assumptions.training_moe_mfu : assumptions.training_mfu;
   const ComputeDtype compute = training_compute_dtype(plan.job, assumptions);

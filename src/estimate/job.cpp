@@ -200,6 +200,19 @@ void validate_job(const Job& job) {
                                   job.tp, job.pp));
   }
   check(job.grad_accum, 1LL << 20, "--grad-accum");
+  if (job.preference != Preference::none && job.mode == JobMode::serve) {
+    throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
+  }
+  if ((job.reference_precomputed || job.reference_dtype) && job.preference != Preference::dpo) {
+    throw ConfigError(fmt::format("{} needs --preference dpo (only DPO runs a reference model)",
+                                  job.reference_precomputed ? "--precompute-ref-log-probs"
+                                                            : "--ref-dtype"));
+  }
+  if (job.reference_dtype && job.mode != JobMode::full) {
+    throw ConfigError(
+        "--ref-dtype sizes a full fine-tune's reference copy; LoRA's reference is the base "
+        "without its adapters");
+  }
 }
 
 // The token embedding's matrix, vocab x embedding_dim: as count_parameters counts the embedding
@@ -536,6 +549,16 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       }
       factored = checked_add(factored, std::max<std::int64_t>(trainable - matrix_values, 0));
     }
+    if (job.preference == Preference::dpo && !job.reference_precomputed) {
+      // DPO's reference model, frozen: TRL deep-copies the policy (to v0.28) or reloads it in
+      // fp32 unless told a dtype (v0.29 on), so it is held as the policy's parameters are (fp32
+      // under mixed precision) unless --ref-dtype says otherwise; sharded as the policy's
+      // weights are (ZeRO-3 and FSDP prepare it like the policy, ZeRO-1/2 hold it whole).
+      const std::int64_t reference_bytes =
+          job.reference_dtype ? bytes_for(total, *job.reference_dtype)
+                              : checked_mul(total, bytes.weight, "the reference model");
+      b.weights = checked_add(b.weights, reference_bytes, "the reference model");
+    }
   }
   estimate.trainable_params = trainable;
   b.optimizer = optimizer_bytes(job.optimizer, trainable, bytes.state, factored);
@@ -638,7 +661,9 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   b.weights = checked_add(b.weights, master);
 
   // ---- activations ----
-  const std::int64_t tokens = checked_mul(job.seq_len, job.batch, "the activations");
+  // Sequences kept for backward: preference pairs hold chosen and rejected together.
+  const std::int64_t sequences = checked_mul(job.batch, sequences_per_item(job), "the activations");
+  const std::int64_t tokens = checked_mul(job.seq_len, sequences, "the activations");
   // Bytes per saved value beyond the activation dtype's. PEFT's kbit preparation upcasts the
   // embeddings, so the residual stream (and what is computed from it outside autocast's
   // matmuls) is fp32. An eager RMSNorm keeps an fp32 copy of its input instead of the input
@@ -698,7 +723,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     }
     if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
       const std::int64_t score_values = checked_product(
-          {layer.attention_heads, job.seq_len, layer.attended_tokens, job.batch},
+          {layer.attention_heads, job.seq_len, layer.attended_tokens, sequences},
           "the attention scores");
       scores = checked_add(scores, checked_mul(score_values, score_bytes, "the attention scores"));
       widest_score_values = std::max(widest_score_values, score_values);
@@ -739,7 +764,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
       b.activations = checked_add(
           checked_add(checked_mul(saved_bytes, tokens, "the activations"),
                       checked_mul(masks + embedding_mask, tokens)),
-          checked_add(checked_mul(chunk_states, job.batch),
+          checked_add(checked_mul(chunk_states, sequences),
                       job.checkpointing == Checkpointing::none ? scores : 0));
       break;
     case Checkpointing::full:
@@ -802,6 +827,14 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
   // alive together until backward (Megatron's MTP loss).
   b.logits = ceil_div(
       checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
+  if (job.preference == Preference::dpo && !job.reference_precomputed) {
+    // DPO's reference forward runs after the policy's, under no_grad, while everything the
+    // policy saved for backward is alive: its logits over both sequences, in the activation
+    // dtype, join the policy's until its log-probabilities are taken.
+    b.logits = checked_add(
+        b.logits,
+        ceil_div(checked_product({model.vocab_size, tokens, act}, "the logits"), job.tp));
+  }
   // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
   // one accumulated between its branches, the branch's being added), in the residual dtype.
   const std::int64_t residual_gradients =
@@ -883,6 +916,23 @@ std::string describe_training(const Job& job) {
   return label;
 }
 
+std::string describe_preference(const Job& job) {
+  switch (job.preference) {
+    case Preference::none: return "";
+    case Preference::paired: return "preference pairs, no reference";
+    case Preference::dpo:
+      if (job.reference_precomputed) return "DPO pairs, reference precomputed";
+      if (job.mode != JobMode::full) return "DPO pairs, reference without adapters";
+      return fmt::format(
+          "DPO pairs, reference copy {}",
+          job.reference_dtype ? dtype_info(*job.reference_dtype).name
+          : job.precision == Precision::fp32 || job.precision == Precision::mixed ? "fp32"
+          : job.precision == Precision::fp16_pure                                 ? "fp16"
+                                                                                  : "bf16");
+  }
+  return "";
+}
+
 std::string describe_job(const Job& job, OneGpu one_gpu) {
   std::vector<std::string> parts;
   const auto add = [&](std::string part) { parts.push_back(std::move(part)); };
@@ -899,6 +949,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     add(mode);
     if (job.lora_dropout > 0) add(fmt::format("dropout {:g}", job.lora_dropout));
     add(fmt::format("{} x {} tokens", job.seq_len, job.batch));
+    if (job.preference != Preference::none) add(describe_preference(job));
   }
   if (job.checkpoint_base && job.mode != JobMode::serve) {
     add("the checkpoint's quantized base");
@@ -1051,6 +1102,18 @@ std::optional<LossImpl> parse_loss(std::string_view text) {
   if (t == "cut" || t == "cce" || t == "liger") return LossImpl::cut;
   if (t == "vocab-parallel" || t == "vocab_parallel" || t == "megatron") return LossImpl::vocab_parallel;
   return std::nullopt;
+}
+
+std::optional<Preference> parse_preference(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "none" || t == "sft") return Preference::none;
+  if (t == "dpo" || t == "ipo") return Preference::dpo;
+  if (t == "orpo" || t == "simpo" || t == "cpo") return Preference::paired;
+  return std::nullopt;
+}
+
+std::int64_t sequences_per_item(const Job& job) {
+  return job.preference == Preference::none ? 1 : 2;
 }
 
 std::optional<Sharding> parse_sharding(std::string_view text) {

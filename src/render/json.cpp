@@ -151,6 +151,16 @@ Json layers_json(const ModelDescription& model) {
   return stacks;
 }
 
+// A preference job: --batch counts pairs, so a step keeps twice as many sequences.
+Json preference_json(const Job& job) {
+  return {{"kind", job.preference == Preference::dpo ? "dpo" : "paired"},
+          {"sequences_per_step", job.batch * sequences_per_item(job)},
+          {"reference", job.preference != Preference::dpo ? "none"
+                        : job.reference_precomputed       ? "precomputed"
+                        : job.mode == JobMode::full       ? "copy"
+                                                          : "base without adapters"}};
+}
+
 }  // namespace
 
 std::string render_json(const Report& report) {
@@ -284,6 +294,7 @@ std::string render_json(const Report& report) {
     estimate["mode"] = report.only_mode;
     estimate["gpus"] = v.job.gpus;
     estimate["read_as"] = describe_job(v.job, OneGpu::named);
+    if (v.job.preference != Preference::none) estimate["preference"] = preference_json(v.job);
     estimate["peak_bytes"] = v.peak_bytes();
     estimate["breakdown"] = breakdown_json(v.breakdown);
     if (!v.gpu.empty()) {
@@ -356,6 +367,7 @@ std::string render_check_json(const Report& report) {
   // what a serve job's weights are held as: a quantized checkpoint's format, a --quantize
   // scheme, or a dtype (the text line names a --quantize scheme beside the mode)
   if (v.job.mode == JobMode::serve) out["serve_dtype"] = report.serve_weight_format;
+  if (v.job.preference != Preference::none) out["preference"] = preference_json(v.job);
   return out.dump(2) + "\n";
 }
 

@@ -165,6 +165,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     report.memory.training_activation_bytes_per_sequence =
         report.memory.full_finetune.per_sequence_bytes;
     training.mode = JobMode::lora;
+    training.reference_dtype.reset();  // LoRA's DPO reference is the base, adapters disabled
     base_from_checkpoint(report.model, training);
     report.memory.lora =
         mode_memory_from_job(report.model, report.parameters, training, report.assumptions);

@@ -341,6 +341,16 @@ bool uses_flash_attention(const std::string& text) {  // text: lower case
   return false;
 }
 
+// Preference training, as a row's model id, framework and notes name it: DPO (TRL's
+// DPOTrainer: pairs and a reference) before ORPO, SimPO or CPO (pairs, no reference).
+Preference preference_in(const std::string& text) {  // text: lower case
+  static const std::regex dpo(R"(\b(dpo|ipo)(\b|trainer))");
+  static const std::regex paired(R"(\b(orpo|simpo|cpo)(\b|trainer))");
+  if (std::regex_search(text, dpo)) return Preference::dpo;
+  if (std::regex_search(text, paired)) return Preference::paired;
+  return Preference::none;
+}
+
 // Reads the job_* cells into a Job; returns a message naming the cell it could not read.
 std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
   Job& job = row.job;
@@ -493,6 +503,15 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                               to_lower(get("source"))));
     job.kbit_upcast = (job.mode == JobMode::qlora || job.base_nf4 || job.base_dtype == Dtype::int8) &&
                       prepares_kbit_model(framework_and_notes);
+  }
+  if (job.mode != JobMode::serve) {
+    job.preference = preference_in(to_lower(get("model_id")) + " " + framework_and_notes);
+    // DeepSpeed's engine casts the reference it prepares to its half dtype, as the policy.
+    if (job.preference == Preference::dpo && job.mode == JobMode::full &&
+        framework_and_sharding.find("deepspeed") != std::string::npos &&
+        job.precision != Precision::fp32) {
+      job.reference_dtype = job.precision == Precision::fp16_pure ? Dtype::fp16 : Dtype::bf16;
+    }
   }
   // A VLM's tower (validate_rows drops the reading for a model without one).
   if (job.mode == JobMode::full) {

@@ -53,6 +53,13 @@ struct TrainingFlops {
   double per_token = 0;      ///< everything one token costs in a step, recomputation included
   double model_per_token = 0;  ///< the same without recomputation ("model FLOPs" of MFU)
   std::int64_t adapter_params = 0;
+  /// Preference training: sequences per item (the pair's chosen and rejected, 2), which
+  /// per_token and model_per_token include; a "token" is one position of the pair.
+  std::int64_t sequences = 1;
+  /// DPO: the reference model's forward over both sequences, per token of the pair; inside
+  /// per_token and model_per_token unless the log-probabilities were precomputed, in which
+  /// case plan_training adds one pass over an epoch's tokens.
+  double reference_per_token = 0;
 };
 TrainingFlops training_flops(const ModelDescription& model, const ParameterCount& params,
                              const Job& job);

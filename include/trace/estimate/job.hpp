@@ -60,6 +60,20 @@ enum class LossImpl {
   vocab_parallel,
 };
 
+/// Preference training (TRL's trainers): what one step runs beside an SFT step's forward and
+/// backward. One micro-batch item is a pair, its chosen and rejected sequences concatenated into
+/// one batch of 2 x batch sequences (TRL's concatenated_forward), both kept for backward.
+enum class Preference {
+  none,
+  /// DPO (and IPO, its loss variants): the pairs, and a frozen reference model's forward over
+  /// them under no_grad after the policy's, before backward (TRL's compute_ref_log_probs), its
+  /// logits alive beside the policy's. A full fine-tune holds the reference as a second model;
+  /// LoRA and QLoRA compute it with the adapters disabled, holding nothing more.
+  dpo,
+  /// ORPO, SimPO, CPO: the pairs, no reference model.
+  paired,
+};
+
 enum class Sharding {
   single,  ///< one GPU (or tensor / pipeline parallel only)
   ddp,     ///< data parallel, every GPU holds everything
@@ -105,6 +119,16 @@ struct Job {
   /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
   /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
   bool kbit_upcast = false;
+  /// Preference training: pairs of sequences per micro-batch item, and DPO's reference model.
+  Preference preference = Preference::none;
+  /// DPO with the reference's log-probabilities computed before training (TRL's
+  /// precompute_ref_log_probs): no reference model is held during the steps.
+  bool reference_precomputed = false;
+  /// The dtype a full fine-tune's DPO reference is held in; nullopt: as the policy's parameters
+  /// are held (fp32 under fp32 and mixed precision, else the half dtype): TRL's deep copy, or
+  /// its fp32 reload without a dtype in model_init_kwargs. DeepSpeed casts it to bf16 (docs/
+  /// memory.md, "Preference training").
+  std::optional<Dtype> reference_dtype;
   // Parallelism.
   std::int64_t gpus = 1;
   Sharding sharding = Sharding::single;
@@ -242,6 +266,8 @@ std::string describe_training(const Job& job);
 /// named where there are several or a strategy; `one_gpu` named: also a plain single GPU
 /// ("1 GPU", the plan's job line), omitted: not (the validator's rows, mostly one GPU).
 enum class OneGpu { omitted, named };
+/// A preference job's pairs and reference ("DPO pairs, reference copy"); empty for none.
+std::string describe_preference(const Job& job);
 std::string describe_job(const Job& job, OneGpu one_gpu = OneGpu::omitted);
 
 /// Parsers for the CLI and CSV spellings ("adamw_8bit", "adam8bit", "zero3", "fsdp", ...);
@@ -252,6 +278,10 @@ std::optional<Optimizer> parse_optimizer(std::string_view text);
 std::optional<Checkpointing> parse_checkpointing(std::string_view text);
 std::optional<AttentionImpl> parse_attention(std::string_view text);
 std::optional<LossImpl> parse_loss(std::string_view text);
+/// "none", "dpo" (and "ipo"), "orpo", "simpo", "cpo" (the last three: Preference::paired).
+std::optional<Preference> parse_preference(std::string_view text);
+/// Sequences a training step keeps for backward per micro-batch item: 2 for preference pairs.
+std::int64_t sequences_per_item(const Job& job);
 std::optional<Sharding> parse_sharding(std::string_view text);
 
 }  // namespace trace

@@ -781,3 +781,24 @@ TEST_CASE("the validator reads a frozen vision tower from the row or the framewo
   CHECK(board.results[0].planned);
   CHECK(board.results[0].read_as.find("vision") == std::string::npos);
 }
+
+TEST_CASE("the validator reads preference training from the model id, framework and notes",
+          "[validate][preference]") {
+  const trace::Job dpo = one_row("full", "n/a", "TRL DPOTrainer,,x,,").job;
+  CHECK(dpo.preference == trace::Preference::dpo);
+  CHECK_FALSE(dpo.reference_dtype.has_value());  // held as the policy (fp32 under mixed)
+  // DeepSpeed's engine casts the reference it prepares to bf16
+  CHECK(one_row("full", "n/a", "TRL DPOTrainer + DeepSpeed ZeRO-3,,x,,").job.reference_dtype ==
+        trace::Dtype::bf16);
+  CHECK(one_row("lora", "bf16", "Unsloth,DPO / ORPO,x,,").job.preference ==
+        trace::Preference::dpo);  // DPO read before the ORPO beside it
+  CHECK(one_row("full", "n/a", "axolotl,ORPO recipe,x,,").job.preference ==
+        trace::Preference::paired);
+  CHECK(one_row("full", "n/a", "TRL CPOTrainer (SimPO loss),,x,,").job.preference ==
+        trace::Preference::paired);
+  // no preference word, or one only inside another word ("tipo"), or a serving row
+  CHECK(one_row("full", "n/a", "TRL SFTTrainer,tipo de datos,x,,").job.preference ==
+        trace::Preference::none);
+  CHECK(one_row("serve", "bf16", "vLLM,a DPO checkpoint,x,,").job.preference ==
+        trace::Preference::none);
+}
