@@ -235,8 +235,10 @@ class JobEstimator {
   const ParameterCount& params() const { return params_; }
   const MemoryAssumptions& assumptions() const { return assumptions_; }
 
- private:
+  /// What depends on the model alone, filled on first use (src/estimate/job_pass.hpp).
   struct Cache;
+
+ private:
   const ModelDescription& model_;
   const ParameterCount& params_;
   MemoryAssumptions assumptions_;

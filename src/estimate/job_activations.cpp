@@ -1,0 +1,266 @@
+// What a training step saves for backward and computes over the vocabulary, per GPU, and the
+// peaks above its forward pass (docs/memory.md, "Jobs": activations, logits and loss, the
+// optimizer step, quantizing the base in one pass).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "job_pass.hpp"
+#include "trace/checked_math.hpp"
+
+namespace trace {
+
+namespace {
+
+// "model.layers.12.self_attn.q_proj" -> "model.layers.12"; names outside a layer stand alone.
+std::string_view layer_of(std::string_view name) {
+  const std::size_t at = name.find("layers.");
+  if (at == std::string_view::npos) return name;
+  std::size_t end = at + 7;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+  return name.substr(0, end);
+}
+
+DropoutInputs lora_dropout_inputs(const ModelDescription& model,
+                                  const std::vector<layout::NamedLinear>& linears,
+                                  LoraTargets targets) {
+  std::int64_t top_k = 0;
+  for (const Stack& stack : model.stacks) {
+    for (const Block& block : stack.blocks) {
+      if (block.moe) top_k = std::max(top_k, block.moe->top_k);
+    }
+  }
+  std::map<std::string_view, std::int64_t> per_layer;
+  for (const layout::NamedLinear& linear : linears) {
+    if (linear.mtp || linear.router || !lora_adapts(targets, linear.name)) continue;
+    const std::int64_t copies = linear.expert ? top_k : linear.count;
+    std::int64_t& layer = per_layer[layer_of(linear.name)];
+    layer = checked_add(layer, checked_mul(linear.cols, copies, "the LoRA dropout"));
+  }
+  DropoutInputs inputs;
+  for (const auto& [layer, values] : per_layer) {
+    inputs.all_layers = checked_add(inputs.all_layers, values);
+    inputs.widest_layer = std::max(inputs.widest_layer, values);
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void JobPass::activations_and_logits() {
+  // ---- activations ----
+  // Sequences kept for backward: preference pairs hold chosen and rejected together.
+  const std::int64_t sequences = checked_mul(job.batch, sequences_per_item(job), "the activations");
+  const std::int64_t tokens = checked_mul(job.seq_len, sequences, "the activations");
+  // Bytes per saved value beyond the activation dtype's. PEFT's kbit preparation upcasts the
+  // embeddings, so the residual stream (and what is computed from it outside autocast's
+  // matmuls) is fp32. An eager RMSNorm keeps an fp32 copy of its input instead of the input
+  // (nothing more where the stream is fp32 already), and where its weight trains the
+  // normalised input as well.
+  const std::int64_t to_fp32 = std::max<std::int64_t>(0, 4 - bytes.activation);
+  const std::int64_t residual_extra = job.kbit_upcast ? to_fp32 : 0;
+  const bool eager_norm = job.eager_rms_norm && !job.compiled;
+  const std::int64_t norm_upcast_extra = (eager_norm && residual_extra == 0 ? to_fp32 : 0) +
+                                         (eager_norm && !lora ? bytes.activation : 0);
+  std::int64_t saved_bytes = 0;         // per token, all layers
+  std::int64_t widest_layer_bytes = 0;  // per token, the layer recomputed under checkpointing
+  std::int64_t inputs = 0;
+  std::int64_t chunk_states = 0;
+  std::int64_t scores = 0;               // eager attention, all layers
+  std::int64_t widest_score_values = 0;  // the widest attention layer's scores
+  std::int64_t masks = 0;                // hidden-dropout masks per token, all layers (bytes)
+  std::int64_t widest_masks = 0;
+  const std::int64_t act = bytes.activation;
+  // Eager attention saves the fp32 softmax output; the P.V matmul saves its input: the
+  // dropped-out probabilities (+ their mask) under attention dropout, else the softmax cast to
+  // the activation dtype (the softmax output itself in fp32).
+  std::int64_t score_bytes = a.softmax_bytes;
+  if (model.attention_dropout > 0) {
+    score_bytes += a.dropout_mask_bytes + act;
+  } else if (act != a.softmax_bytes) {
+    score_bytes += act;
+  }
+  auto layers = cache.layers.find(job.seq_len);
+  if (layers == cache.layers.end()) {
+    layers = cache.layers.emplace(job.seq_len, layer_activations(model, job.seq_len)).first;
+  }
+  for (const LayerActivation& layer : layers->second) {
+    // MTP layers run only where they are trained (their weights count only then too).
+    if (layer.mtp && !job.train_mtp) continue;
+    // QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward (ctx.tensors = (A, B)),
+    // a copy besides the LoRA branch's dropped-out input that the other terms count.
+    const std::int64_t layer_values =
+        layer.values_per_token +
+        (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
+        (holds_nf4_base(job) && job.bnb_matmul_keeps_inputs ? layer.linear_input_values : 0) -
+        (job.compiled ? layer.pointwise_values : 0);
+    const std::int64_t layer_bytes =
+        checked_add(checked_add(checked_mul(layer_values, act),
+                                checked_mul(layer.residual_dtype_values, residual_extra)),
+                    checked_mul(layer.rms_norm_input_values, norm_upcast_extra));
+    saved_bytes = checked_add(saved_bytes, layer_bytes);
+    widest_layer_bytes = std::max(widest_layer_bytes, layer_bytes);
+    inputs = checked_add(inputs, layer.input_width);
+    chunk_states = checked_add(chunk_states, layer.chunk_state_bytes);
+    if (model.hidden_dropout > 0) {
+      // one mask on each residual branch (the mixer's and the FFN's output)
+      const std::int64_t layer_masks = 2 * layer.input_width * a.dropout_mask_bytes;
+      masks = checked_add(masks, layer_masks);
+      widest_masks = std::max(widest_masks, layer_masks);
+    }
+    if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
+      const std::int64_t score_values =
+          checked_product({layer.attention_heads, job.seq_len, layer.attended_tokens, sequences},
+                          "the attention scores");
+      scores = checked_add(scores, checked_mul(score_values, score_bytes, "the attention scores"));
+      widest_score_values = std::max(widest_score_values, score_values);
+    }
+  }
+  const std::int64_t widest_scores =
+      checked_mul(widest_score_values, score_bytes, "the attention scores");
+  // The final norm's input (residual dtype) and the head's input, per token; each trained MTP
+  // depth has its own, and its input projection's (the two normed halves, 2h).
+  const std::int64_t heads = 1 + (job.train_mtp ? model.mtp_depths : 0);
+  saved_bytes = checked_add(
+      saved_bytes, checked_mul(checked_mul(model.hidden_size, 2 * act + residual_extra), heads));
+  if (job.train_mtp) {
+    saved_bytes =
+        checked_add(saved_bytes, checked_product({model.mtp_depths, 2 * model.hidden_size, act}));
+  }
+  inputs = checked_add(inputs, 2 * model.hidden_size);
+  // The final RMSNorm's fp32 copy (and normalised input) is saved outside any checkpoint.
+  std::int64_t final_rms_norm_values = 0;
+  for (const Stack& stack : model.stacks) {
+    if (!stack.vision && !stack.mtp && stack.final_norm &&
+        stack.final_norm->kind == NormKind::rms_norm) {
+      final_rms_norm_values += stack.final_norm->dim;
+    }
+  }
+  const std::int64_t final_norm_extra = checked_mul(final_rms_norm_values, norm_upcast_extra);
+  saved_bytes = checked_add(saved_bytes, final_norm_extra);
+  // Checkpointed layer inputs are the residual stream; the head's input is not.
+  const std::int64_t input_bytes =
+      checked_add(checked_add(checked_mul(inputs, act),
+                              checked_mul(inputs - model.hidden_size, residual_extra)),
+                  final_norm_extra);
+  // The embedding output's dropout mask, when the residual stream has dropout.
+  const std::int64_t embedding_mask =
+      model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
+  switch (job.checkpointing) {
+    case Checkpointing::none:
+    case Checkpointing::selective:
+      b.activations =
+          checked_add(checked_add(checked_mul(saved_bytes, tokens, "the activations"),
+                                  checked_mul(masks + embedding_mask, tokens)),
+                      checked_add(checked_mul(chunk_states, sequences),
+                                  job.checkpointing == Checkpointing::none ? scores : 0));
+      break;
+    case Checkpointing::full:
+      // every layer's input, plus one layer recomputed in full during backward
+      b.activations = checked_add(
+          checked_add(
+              checked_mul(checked_add(input_bytes, widest_layer_bytes), tokens, "the activations"),
+              checked_mul(widest_masks + embedding_mask, tokens)),
+          widest_scores);
+      break;
+    case Checkpointing::offload:
+      b.activations = checked_add(
+          checked_add(checked_mul(checked_add(widest_layer_bytes,
+                                              checked_mul(model.hidden_size, act + residual_extra)),
+                                  tokens, "the activations"),
+                      checked_mul(widest_masks + embedding_mask, tokens)),
+          widest_scores);
+      break;
+  }
+  if (lora && job.lora_dropout > 0) {
+    // LoRA dropout: each adapted Linear's dropped-out input copy + its 1-byte mask; one layer's
+    // under checkpointing (the recomputed one).
+    auto found = cache.dropout_inputs.find(job.lora_targets);
+    if (found == cache.dropout_inputs.end()) {
+      found =
+          cache.dropout_inputs
+              .emplace(job.lora_targets, lora_dropout_inputs(model, linears(), job.lora_targets))
+              .first;
+    }
+    const std::int64_t values =
+        job.checkpointing == Checkpointing::none || job.checkpointing == Checkpointing::selective
+            ? found->second.all_layers
+            : found->second.widest_layer;
+    b.activations = checked_add(
+        b.activations,
+        checked_product({values, tokens, act + a.dropout_mask_bytes}, "the LoRA dropout"));
+  }
+  b.activations = ceil_div(b.activations, job.tp);
+  // Eager attention's backward through the widest layer's softmax holds the fp32 output it
+  // saved, the incoming gradient and the gradient it makes: 3 x softmax_bytes per score, above
+  // what that layer kept (selective checkpointing kept none and recomputes them then).
+  const std::int64_t kept_score_bytes =
+      job.checkpointing == Checkpointing::selective ? 0 : score_bytes;
+  const std::int64_t eager_backward =
+      ceil_div(checked_mul(widest_score_values,
+                           std::max<std::int64_t>(0, 3 * a.softmax_bytes - kept_score_bytes),
+                           "the attention scores"),
+               job.tp);
+  // Logits and the loss over the vocabulary, for every token of the micro-batch.
+  // A compiled chunked loss (torchtune: torch.compile of CEWithChunkedOutputLoss) upcasts and
+  // log-softmaxes each chunk inside one fused kernel that keeps only the bf16 chunks and a
+  // per-token logsumexp, as Unsloth's kernel does.
+  const std::int64_t logits_bytes =
+      job.loss == LossImpl::chunked ? (job.compiled ? a.logits_bytes_fused : a.logits_bytes_chunked)
+      : job.loss == LossImpl::fused ? a.logits_bytes_fused
+      : job.loss == LossImpl::cut   ? a.logits_bytes_cut
+      : job.loss == LossImpl::vocab_parallel ? a.logits_bytes_vocab_parallel
+                                             : a.logits_bytes_per_value;
+  // A trained MTP depth computes its own logits and loss through the shared head; they are
+  // alive together until backward (Megatron's MTP loss).
+  b.logits = ceil_div(
+      checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
+  if (job.preference == Preference::dpo && !job.reference_precomputed) {
+    // DPO's reference forward runs after the policy's, under no_grad, while everything the
+    // policy saved for backward is alive: its logits over both sequences, in the activation
+    // dtype, join the policy's until its log-probabilities are taken.
+    b.logits = checked_add(
+        b.logits, ceil_div(checked_product({model.vocab_size, tokens, act}, "the logits"), job.tp));
+  }
+  // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
+  // one accumulated between its branches, the branch's being added), in the residual dtype.
+  const std::int64_t residual_gradients =
+      ceil_div(checked_product(
+                   {a.backward_gradient_vectors, model.hidden_size, tokens, act + residual_extra},
+                   "the gradients in backward"),
+               job.tp);
+  // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
+  // the two, counted with the activations.
+  b.activations = checked_add(
+      b.activations, std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
+  // PyTorch's foreach AdamW (the default on CUDA) builds exp_avg_sq_sqrt, one state-sized
+  // temporary, during the step, when activations and logits are already freed: the step peaks
+  // above the forward pass when that temporary outweighs them. The excess counts with the
+  // optimizer.
+  if (job.optimizer == Optimizer::adamw && job.foreach_step && !job.optimizer_in_backward &&
+      !job.cpu_offload) {
+    const std::int64_t step_temporary = b.optimizer / 2;
+    b.optimizer = checked_add(b.optimizer,
+                              std::max<std::int64_t>(0, step_temporary - b.activations - b.logits));
+  }
+  // torchao before 0.2 quantizes a weight to nf4 in one pass (torchao PR #196 chunked it, "a
+  // large memory spike due to intermediates"): beside the stored weights, the weight's bf16
+  // copy (counted in the weights as the largest Linear's dequantized copy), its scaled blocks
+  // (2 bytes a value), and each value's differences from the 16 nf4 levels and their absolute
+  // values (2 x 16 x 2 bytes): 66 bytes a value over the weights, at model setup, before any
+  // gradient, optimizer state or activation exists. The excess over those counts as overhead
+  // (a training job's overhead is empty here: the caller adds the CUDA context, there at both).
+  if (job.nf4_quantized_in_one_pass && holds_nf4_base(job) && job.mode != JobMode::serve) {
+    constexpr std::int64_t k_one_pass_bytes_per_value = 2 + 2 * 16 * 2;
+    const std::int64_t setup = ceil_div(
+        checked_mul(largest_layer_linear(), k_one_pass_bytes_per_value, "the quantization"),
+        job.tp);
+    const std::int64_t step =
+        checked_add(checked_add(b.gradients, b.optimizer), checked_add(b.activations, b.logits));
+    b.overhead = checked_add(b.overhead, std::max<std::int64_t>(0, setup - step));
+  }
+}
+
+}  // namespace trace
