@@ -86,8 +86,8 @@ How to read it:
 - **preference training** (`--preference`; memory.md, "Preference training"): a training row
   whose `model_id`, `framework` or `notes` name DPO or IPO (a word of its own, or
   `DPOTrainer`) is read as `dpo`, else one naming ORPO, SimPO or CPO as pairs without a
-  reference; a DPO full fine-tune under DeepSpeed holds its reference in bf16, as DeepSpeed's
-  engine casts it (`--ref-dtype bf16`).
+  reference, else one naming KTO as `kto`; a DPO or KTO full fine-tune under DeepSpeed holds its
+  reference in bf16, as DeepSpeed's engine casts it (`--ref-dtype bf16`).
 - **MTP layers**: a training row trains the checkpoint's multi-token-prediction layers
   (`--train-mtp`) where `framework` + `notes` give Megatron's `mtp_num_layers` (or
   `--mtp-num-layers`) at 1 or more and the model has them; otherwise they are left out, as

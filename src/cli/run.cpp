@@ -318,13 +318,14 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--preference", options.preference,
                  "preference training (TRL): dpo (pairs, and a reference model: a copy of the "
                  "model in a full fine-tune, the base without adapters in LoRA), orpo, simpo or "
-                 "cpo (pairs, no reference); --batch counts pairs")
+                 "cpo (pairs, no reference), kto (unpaired, a reference as dpo's); --batch "
+                 "counts pairs")
       ->capture_default_str();
   app.add_flag("--precompute-ref-log-probs", options.reference_precomputed,
-               "DPO with the reference's log-probabilities computed before training (TRL's "
+               "DPO / KTO with the reference's log-probabilities computed before training (TRL's "
                "precompute_ref_log_probs): no reference model held during the steps");
   app.add_option("--ref-dtype", options.reference_dtype,
-                 "DPO full fine-tune: the reference model's dtype; default: as the policy's "
+                 "DPO / KTO full fine-tune: the reference model's dtype; default: as the policy's "
                  "parameters are held (fp32 under --precision fp32 and mixed, else bf16 or "
                  "fp16); DeepSpeed casts it to bf16");
   // The frameworks' switches that change what a job keeps (docs/memory.md, "Jobs").
@@ -481,7 +482,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
   job.preference = need(parse_preference(options.preference), "--preference", options.preference,
-                        "none, dpo, orpo, simpo, cpo");
+                        "none, dpo, orpo, simpo, cpo, kto");
   job.reference_precomputed = options.reference_precomputed;
   if (!options.reference_dtype.empty()) {
     job.reference_dtype = require_dtype(options.reference_dtype, "--ref-dtype");

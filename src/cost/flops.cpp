@@ -117,13 +117,19 @@ TrainingFlops training_flops(const ModelDescription& model, const ParameterCount
     result.per_token += f.attention;
   }
   // Preference pairs: the policy runs over chosen and rejected; DPO's reference (the frozen
-  // model, or the base with its adapters disabled) runs a forward over both.
+  // model, or the base with its adapters disabled) runs a forward over both. KTO: the policy's
+  // forward over the KL batch under no_grad, the reference's over the completions and the KL
+  // batch.
   result.sequences = sequences_per_item(job);
   const double sequences = static_cast<double>(result.sequences);
   result.per_token *= sequences;
   result.model_per_token *= sequences;
-  if (job.preference == Preference::dpo) {
-    result.reference_per_token = sequences * f.total();
+  if (job.preference == Preference::kto) {
+    result.per_token += f.total();
+    result.model_per_token += f.total();
+  }
+  if (has_reference(job.preference)) {
+    result.reference_per_token = (job.preference == Preference::kto ? 2.0 : sequences) * f.total();
     if (!job.reference_precomputed) {
       result.per_token += result.reference_per_token;
       result.model_per_token += result.reference_per_token;

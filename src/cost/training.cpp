@@ -98,7 +98,7 @@ TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const 
   plan.size = size;
   plan.flops = training_flops(model, params, plan.job);
   plan.total_flops = static_cast<double>(size.tokens) * plan.flops.per_token;
-  if (plan.job.preference == Preference::dpo && plan.job.reference_precomputed) {
+  if (has_reference(plan.job.preference) && plan.job.reference_precomputed) {
     // The reference's log-probabilities, computed once over the dataset: one epoch's tokens
     // (the whole run's when it was given in --tokens, which says no epochs).
     plan.total_flops += static_cast<double>(size.tokens) /

@@ -43,8 +43,8 @@ void validate_job(const Job& job) {
   if (job.preference != Preference::none && job.mode == JobMode::serve) {
     throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
   }
-  if ((job.reference_precomputed || job.reference_dtype) && job.preference != Preference::dpo) {
-    throw ConfigError(fmt::format("{} needs --preference dpo (only DPO runs a reference model)",
+  if ((job.reference_precomputed || job.reference_dtype) && !has_reference(job.preference)) {
+    throw ConfigError(fmt::format("{} needs --preference dpo or kto (they run a reference model)",
                                   job.reference_precomputed ? "--precompute-ref-log-probs"
                                                             : "--ref-dtype"));
   }
@@ -100,14 +100,17 @@ std::string describe_preference(const Job& job) {
     case Preference::none: return "";
     case Preference::paired: return "preference pairs, no reference";
     case Preference::dpo:
-      if (job.reference_precomputed) return "DPO pairs, reference precomputed";
-      if (job.mode != JobMode::full) return "DPO pairs, reference without adapters";
+    case Preference::kto: {
+      const char* kind = job.preference == Preference::dpo ? "DPO pairs" : "KTO";
+      if (job.reference_precomputed) return fmt::format("{}, reference precomputed", kind);
+      if (job.mode != JobMode::full) return fmt::format("{}, reference without adapters", kind);
       return fmt::format(
-          "DPO pairs, reference copy {}",
+          "{}, reference copy {}", kind,
           job.reference_dtype ? dtype_info(*job.reference_dtype).name
           : job.precision == Precision::fp32 || job.precision == Precision::mixed ? "fp32"
           : job.precision == Precision::fp16_pure                                 ? "fp16"
                                                                                   : "bf16");
+    }
   }
   return "";
 }
@@ -288,11 +291,20 @@ std::optional<Preference> parse_preference(std::string_view text) {
   if (t == "none" || t == "sft") return Preference::none;
   if (t == "dpo" || t == "ipo") return Preference::dpo;
   if (t == "orpo" || t == "simpo" || t == "cpo") return Preference::paired;
+  if (t == "kto") return Preference::kto;
   return std::nullopt;
 }
 
 std::int64_t sequences_per_item(const Job& job) {
-  return job.preference == Preference::none ? 1 : 2;
+  return job.preference == Preference::dpo || job.preference == Preference::paired ? 2 : 1;
+}
+
+bool has_reference(Preference preference) {
+  return preference == Preference::dpo || preference == Preference::kto;
+}
+
+bool reference_in_step(const Job& job) {
+  return has_reference(job.preference) && !job.reference_precomputed;
 }
 
 std::optional<Sharding> parse_sharding(std::string_view text) {

@@ -217,10 +217,11 @@ void JobPass::activations_and_logits() {
   // alive together until backward (Megatron's MTP loss).
   b.logits = ceil_div(
       checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
-  if (job.preference == Preference::dpo && !job.reference_precomputed) {
-    // DPO's reference forward runs after the policy's, under no_grad, while everything the
-    // policy saved for backward is alive: its logits over both sequences, in the activation
-    // dtype, join the policy's until its log-probabilities are taken.
+  if (reference_in_step(job)) {
+    // The reference's forward (DPO, KTO) runs after the policy's, under no_grad, while
+    // everything the policy saved for backward is alive: its logits over the step's sequences
+    // (a DPO pair's both; KTO's completions, then its KL batch, one at a time), in the
+    // activation dtype, join the policy's until its log-probabilities are taken.
     b.logits = checked_add(
         b.logits, ceil_div(checked_product({model.vocab_size, tokens, act}, "the logits"), job.tp));
   }

@@ -88,17 +88,16 @@ Facts training_flops_facts(const Report& report) {
                         short_count(plan.flops.adapter_params));
   }
   if (plan.flops.per_token > plan.flops.model_per_token) step += " + recomputed forward";
-  if (plan.flops.sequences > 1) {
-    step += fmt::format(") x {} sequences", plan.flops.sequences);
-    if (plan.flops.reference_per_token > 0) {
-      step += plan.job.reference_precomputed
-                  ? "; the reference's forward over one epoch, precomputed"
-                  : fmt::format(" + reference forward x {}", plan.flops.sequences);
-    }
-    facts.emplace_back("training", step);
-  } else {
-    facts.emplace_back("training", step + ")");
+  step += ")";
+  if (plan.flops.sequences > 1) step += fmt::format(" x {} sequences", plan.flops.sequences);
+  if (plan.job.preference == Preference::kto) step += " + KL batch forward";
+  if (plan.flops.reference_per_token > 0) {
+    step += plan.job.reference_precomputed
+                ? "; the reference's forwards over one epoch, precomputed"
+                : fmt::format(" + reference forward x {}",
+                              plan.job.preference == Preference::kto ? 2 : plan.flops.sequences);
   }
+  facts.emplace_back("training", step);
   facts.emplace_back("run", fmt::format("{}FLOP; MFU {:.2f} ({}; --{})", si(plan.total_flops),
                                         plan.mfu, plan.moe ? "MoE" : "dense",
                                         plan.moe ? "moe-mfu" : "mfu"));

@@ -153,9 +153,11 @@ Json layers_json(const ModelDescription& model) {
 
 // A preference job: --batch counts pairs, so a step keeps twice as many sequences.
 Json preference_json(const Job& job) {
-  return {{"kind", job.preference == Preference::dpo ? "dpo" : "paired"},
+  return {{"kind", job.preference == Preference::dpo   ? "dpo"
+                   : job.preference == Preference::kto ? "kto"
+                                                       : "paired"},
           {"sequences_per_step", job.batch * sequences_per_item(job)},
-          {"reference", job.preference != Preference::dpo ? "none"
+          {"reference", !has_reference(job.preference) ? "none"
                         : job.reference_precomputed       ? "precomputed"
                         : job.mode == JobMode::full       ? "copy"
                                                           : "base without adapters"}};

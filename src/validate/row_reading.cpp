@@ -342,12 +342,14 @@ bool uses_flash_attention(const std::string& text) {  // text: lower case
 }
 
 // Preference training, as a row's model id, framework and notes name it: DPO (TRL's
-// DPOTrainer: pairs and a reference) before ORPO, SimPO or CPO (pairs, no reference).
+// DPOTrainer: pairs and a reference) before ORPO, SimPO or CPO (pairs, no reference), then KTO.
 Preference preference_in(const std::string& text) {  // text: lower case
   static const std::regex dpo(R"(\b(dpo|ipo)(\b|trainer))");
   static const std::regex paired(R"(\b(orpo|simpo|cpo)(\b|trainer))");
+  static const std::regex kto(R"(\bkto(\b|trainer))");
   if (std::regex_search(text, dpo)) return Preference::dpo;
   if (std::regex_search(text, paired)) return Preference::paired;
+  if (std::regex_search(text, kto)) return Preference::kto;
   return Preference::none;
 }
 
@@ -507,7 +509,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   if (job.mode != JobMode::serve) {
     job.preference = preference_in(to_lower(get("model_id")) + " " + framework_and_notes);
     // DeepSpeed's engine casts the reference it prepares to its half dtype, as the policy.
-    if (job.preference == Preference::dpo && job.mode == JobMode::full &&
+    if (has_reference(job.preference) && job.mode == JobMode::full &&
         framework_and_sharding.find("deepspeed") != std::string::npos &&
         job.precision != Precision::fp32) {
       job.reference_dtype = job.precision == Precision::fp16_pure ? Dtype::fp16 : Dtype::bf16;

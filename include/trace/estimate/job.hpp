@@ -72,6 +72,10 @@ enum class Preference {
   dpo,
   /// ORPO, SimPO, CPO: the pairs, no reference model.
   paired,
+  /// KTO: unpaired completions (batch sequences kept), a KL batch of mismatched completions
+  /// through the policy under no_grad before its forward, and a reference model as DPO's,
+  /// whose forward over both batches runs after the policy's.
+  kto,
 };
 
 enum class Sharding {
@@ -119,12 +123,12 @@ struct Job {
   /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
   /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
   bool kbit_upcast = false;
-  /// Preference training: pairs of sequences per micro-batch item, and DPO's reference model.
+  /// Preference training: pairs of sequences per micro-batch item, and DPO's or KTO's reference.
   Preference preference = Preference::none;
-  /// DPO with the reference's log-probabilities computed before training (TRL's
+  /// DPO or KTO with the reference's log-probabilities computed before training (TRL's
   /// precompute_ref_log_probs): no reference model is held during the steps.
   bool reference_precomputed = false;
-  /// The dtype a full fine-tune's DPO reference is held in; nullopt: as the policy's parameters
+  /// The dtype a full fine-tune's DPO / KTO reference is held in; nullopt: as the policy's parameters
   /// are held (fp32 under fp32 and mixed precision, else the half dtype): TRL's deep copy, or
   /// its fp32 reload without a dtype in model_init_kwargs. DeepSpeed casts it to bf16 (docs/
   /// memory.md, "Preference training").
@@ -280,10 +284,14 @@ std::optional<Optimizer> parse_optimizer(std::string_view text);
 std::optional<Checkpointing> parse_checkpointing(std::string_view text);
 std::optional<AttentionImpl> parse_attention(std::string_view text);
 std::optional<LossImpl> parse_loss(std::string_view text);
-/// "none", "dpo" (and "ipo"), "orpo", "simpo", "cpo" (the last three: Preference::paired).
+/// "none", "dpo" (and "ipo"), "orpo", "simpo", "cpo" (the three: Preference::paired), "kto".
 std::optional<Preference> parse_preference(std::string_view text);
 /// Sequences a training step keeps for backward per micro-batch item: 2 for preference pairs.
 std::int64_t sequences_per_item(const Job& job);
+/// DPO and KTO compare the policy with a reference model.
+bool has_reference(Preference preference);
+/// The reference runs in every step: DPO or KTO without precomputed log-probabilities.
+bool reference_in_step(const Job& job);
 std::optional<Sharding> parse_sharding(std::string_view text);
 
 }  // namespace trace

@@ -129,13 +129,28 @@ TEST_CASE("DPO's reference shards as the policy's weights do", "[job][preference
   CHECK(estimate(job).breakdown.logits == 1'000 * 512 * (12 + 2) / 2);
 }
 
+TEST_CASE("KTO: unpaired completions and DPO's reference", "[job][preference]") {
+  trace::Job job = dpo_job();
+  job.preference = trace::Preference::kto;
+  const trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 10);  // fp32 master, bf16 copy, fp32 reference
+  // 2 completions x 128 = 256 tokens kept (the KL batch runs under no_grad)
+  CHECK(e.breakdown.activations == 2'048 * 256 * 2);
+  // the policy's loss buffers and the reference's bf16 logits, one batch of 256 tokens at a time
+  CHECK(e.breakdown.logits == 1'000 * 256 * (12 + 2));
+  job.reference_precomputed = true;
+  CHECK(estimate(job).breakdown.weights == k_params * 6);
+  CHECK(estimate(job).breakdown.logits == 1'000 * 256 * 12);
+}
+
 TEST_CASE("preference flags out of place are bad input", "[job][preference][bad_input]") {
   CHECK(trace::parse_preference("DPO") == trace::Preference::dpo);
   CHECK(trace::parse_preference("ipo") == trace::Preference::dpo);
   CHECK(trace::parse_preference("simpo") == trace::Preference::paired);
   CHECK(trace::parse_preference("orpo") == trace::Preference::paired);
   CHECK(trace::parse_preference("cpo") == trace::Preference::paired);
-  CHECK_FALSE(trace::parse_preference("kto").has_value());  // not modelled
+  CHECK(trace::parse_preference("kto") == trace::Preference::kto);
+  CHECK_FALSE(trace::parse_preference("grpo").has_value());  // not modelled
 
   trace::Job job = dpo_job();
   job.mode = trace::JobMode::serve;
@@ -174,6 +189,16 @@ TEST_CASE("preference FLOPs: both sequences, and DPO's reference forward", "[cos
   CHECK(trace::training_flops(tiny.model, tiny.params, job).per_token ==
         Approx(2 * 583'680 + 2 * 278'400));
 
+  // KTO: the policy trains on the completions (835,200), runs the KL batch forward under
+  // no_grad (278,400), and the reference runs both (2 x 278,400): 1,670,400.
+  job.mode = trace::JobMode::full;
+  job.preference = trace::Preference::kto;
+  const trace::TrainingFlops kto = trace::training_flops(tiny.model, tiny.params, job);
+  CHECK(kto.per_token == Approx(1'670'400));
+  CHECK(kto.reference_per_token == Approx(556'800));
+  CHECK(kto.sequences == 1);
+  job.preference = trace::Preference::dpo;
+
   // Precomputed: the reference runs once over one epoch's tokens, not in every step. 10 pairs
   // of 8 tokens x 2 epochs = 160 tokens: 160 x 1,670,400 + 80 x 556,800 = 311,808,000.
   job.mode = trace::JobMode::full;
@@ -207,7 +232,7 @@ TEST_CASE("trace --preference: the job line, JSON and check", "[cli][preference]
 
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--mode", "serve", "--preference", "dpo"},
-           {"--mode", "full", "--preference", "kto"},
+           {"--mode", "full", "--preference", "grpo"},
            {"--mode", "full", "--precompute-ref-log-probs"},
            {"--mode", "lora", "--preference", "dpo", "--ref-dtype", "fp32"},
            {"--mode", "full", "--preference", "dpo", "--ref-dtype", "fp7"}}) {

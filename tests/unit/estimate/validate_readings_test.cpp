@@ -796,6 +796,7 @@ TEST_CASE("the validator reads preference training from the model id, framework 
         trace::Preference::paired);
   CHECK(one_row("full", "n/a", "TRL CPOTrainer (SimPO loss),,x,,").job.preference ==
         trace::Preference::paired);
+  CHECK(one_row("lora", "bf16", "TRL KTOTrainer,,x,,").job.preference == trace::Preference::kto);
   // no preference word, or one only inside another word ("tipo"), or a serving row
   CHECK(one_row("full", "n/a", "TRL SFTTrainer,tipo de datos,x,,").job.preference ==
         trace::Preference::none);
