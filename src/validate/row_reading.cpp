@@ -353,13 +353,19 @@ Preference preference_in(const std::string& text) {  // text: lower case
   return Preference::none;
 }
 
-// Reads the job_* cells into a Job; returns a message naming the cell it could not read.
-std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
-  Job& job = row.job;
-  const auto get = [&](const char* name) {
+// A row's cells by column name ("" for a column the CSV lacks).
+struct Cells {
+  const std::map<std::string, std::string>& cell;
+  std::string operator()(const char* name) const {
     const auto it = cell.find(name);
     return it == cell.end() ? std::string() : it->second;
-  };
+  }
+};
+
+// The job_* cells (and the optimizer cell's offload and paging words) into row.job; returns a
+// message naming the cell it could not read. `sharding`: job_sharding as read, "_offload" off.
+std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& sharding) {
+  Job& job = row.job;
   const std::string task = row.task;
   if (task == "full" || task == "lora" || task == "qlora" || task == "serve") {
     job.mode = *parse_job_mode(task);
@@ -396,7 +402,7 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   job.tp = count_cell(get("job_tp")).value_or(1);
   job.pp = count_cell(get("job_pp")).value_or(1);
   if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
-  std::string sharding = to_lower(get("job_sharding"));
+  sharding = to_lower(get("job_sharding"));
   if (sharding.ends_with("_offload")) {
     job.cpu_offload = true;
     sharding = sharding.substr(0, sharding.size() - 8);
@@ -475,6 +481,14 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
   }
   job.ep = count_cell(get("job_ep")).value_or(1);
   if (job.ep < 1) job.ep = 1;
+  return "";
+}
+
+// What the row's free text says beyond its job_* cells (framework, notes, source, the cells as
+// the source wrote them): the readings docs/validation.md lists, each the same for every row.
+std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::string& sharding) {
+  Job& job = row.job;
+  const std::string optimizer_text = to_lower(get("optimizer"));
   // job_attention "sdpa" covers SDPA and flash-attn alike; the framework and notes say which
   // (flash-attn keeps K and V grouped, SDPA after a repeat to every head does not).
   const std::string framework_and_notes = to_lower(get("framework") + " " + get("notes"));
@@ -573,6 +587,14 @@ std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow
                                              get("quantization")),
                                     to_lower(get("framework")), to_lower(get("source")));
   return "";
+}
+
+// Reads the job_* cells into a Job; returns a message naming the cell it could not read.
+std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
+  const Cells get{cell};
+  std::string sharding;
+  if (std::string error = read_job_cells(get, row, sharding); !error.empty()) return error;
+  return read_text_cells(get, row, sharding);
 }
 
 // The counter a measure_method cell names.

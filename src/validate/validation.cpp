@@ -137,187 +137,160 @@ std::vector<std::string> missed_targets(const Scoreboard& board, const ScoreTarg
   return missed;
 }
 
-Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
-                         const ValidationAssumptions& a) {
-  Scoreboard board;
-  for (const MeasuredRow& row : rows) {
-    RowResult result;
-    result.row_id = row.row_id;
-    result.task = row.task;
-    result.model_id = row.model_id;
-    result.oom = row.oom;
-    result.measured_gib = row.measured_gib;
-    try {
-      if (!row.job_error.empty()) throw ConfigError(row.job_error);
-      const std::optional<std::string> text = load_config(row);
-      if (!text) {
-        throw ConfigError(row.config_file.empty()
-                              ? fmt::format("no config for {}", repo_id_of(row.model_id))
-                              : fmt::format("config {} not found", row.config_file));
-      }
-      const ModelDescription model = parse_model_config(*text);
-      const ParameterCount params = count_parameters(model);
-      // A row without a card (job_usable_gib and card_mem_gb empty) is still estimated and its
-      // error scored; with nothing to fit against, trace's verdict is "fits".
-      const std::int64_t usable = row.usable_gib > 0
-                                      ? static_cast<std::int64_t>(row.usable_gib * k_gib_f)
-                                      : std::numeric_limits<std::int64_t>::max() / 4;
-      Job job = row.job;
-      if (params.vision == 0) job.freeze_vision = false;  // the cells' default, not a tower
-      if (params.mtp == 0 || model.mtp_depths == 0) job.train_mtp = false;  // nothing to train
-      const bool engine = row.task == "kv_capacity" || row.task == "activation_only";
-      if (engine) {
-        // vLLM: max_model_len defaults to the model's; the profile run feeds a batch of tokens.
-        const std::int64_t max_len =
-            job.context > 0 ? job.context
-                            : (model.max_position_embeddings > 0 ? model.max_position_embeddings
-                                                                 : 4096);
-        const std::int64_t profile_tokens =
-            row.engine_chunked_prefill
-                ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
-                : std::max(max_len,
-                           row.engine_batched_tokens.value_or(a.engine_unchunked_min_tokens));
-        // The engine's profile run: the checkpoint as stored (a quantized one at its stored
-        // size); max_num_seqs sequences sharing profile_tokens in one forward pass, then one
-        // sampling step over each sequence's last token.
-        const std::int64_t sequences = std::clamp<std::int64_t>(
-            row.engine_max_num_seqs.value_or(a.memory.max_num_seqs), 1, profile_tokens);
-        Job profile = job;
-        profile.mode = JobMode::serve;
-        profile.concurrency = sequences;
-        profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
-        result.read_as = fmt::format(
-            "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}", profile_tokens,
-            row.engine_chunked_prefill ? "chunked prefill" : "one pass", sequences, max_len,
-            job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
-            row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
-                ? ", MLA cached per head"
-                : "",
-            row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "");
-        if (model.quantization) {
-          // the checkpoint's stored size, its MTP layers only when the engine loads them
-          const StorageEstimate storage = estimate_storage(model, params);
-          profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
-        }
-        MemoryAssumptions engine_memory = a.memory;
-        engine_memory.prefill_chunk_tokens = profile_tokens;
-        engine_memory.max_num_seqs = sequences;
-        engine_memory.mla_cache = row.engine_mla_cache;
-        // The profile runs before the engine captures its CUDA graphs: the KV pool it logs was
-        // sized without them.
-        engine_memory.cuda_graph_bytes = 0;
-        MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
-        const std::int64_t weights = run.weights;
-        const std::int64_t activation = run.activations;
-        if (row.task == "activation_only") {
-          result.estimate_gib = static_cast<double>(activation) / k_gib_f;
-          result.predicted_fit = weights + activation <= usable;
-          // the profile runs before any cache exists: weights and its activation peak
-          run.kv_cache = run.ssm_state = run.overhead = 0;
-          result.breakdown = run;
-        } else {
-          const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
-                                                        static_cast<double>(usable));
-          // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds
-          const std::int64_t non_torch = a.engine_non_torch_bytes + run.overhead;
-          const std::int64_t kv_pool = budget - weights - non_torch - activation;
-          const KvSplit kv_split = serving_split(engine_memory, job.tp, job.pp);
-          const std::int64_t per_sequence =
-              kv_cache_bytes(model, max_len, Dtype::bf16, kv_split) +
-              ssm_state_bytes(model, effective_ssm_dtype(model, engine_memory),
-                              engine_memory.conv_state_bytes, kv_split);
-          result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
-          result.predicted_fit = kv_pool >= per_sequence;
-          // the pool the engine is left for its caches (KV and SSM state alike)
-          run.kv_cache = std::max<std::int64_t>(kv_pool, 0);
-          run.ssm_state = 0;
-          run.overhead = non_torch;
-          result.breakdown = run;
-          // Compared with the KV pool the engine logged.
-          result.measured_gib = row.kv_cache_gib;
-          if (!result.measured_gib && row.kv_tokens) {
-            const std::int64_t per_token = kv_cache_bytes(model, 1, Dtype::bf16, kv_split);
-            result.measured_gib =
-                static_cast<double>(checked_mul(*row.kv_tokens, per_token)) / k_gib_f;
-          }
-        }
-      } else {
-        // generate() (no serving engine) prefills the whole prompt and samples only its batch;
-        // neither it nor an engine in eager mode captures CUDA graphs.
-        MemoryAssumptions memory = a.memory;
-        if (job.mode == JobMode::serve && !row.serving_engine) {
-          memory.prefill_chunk_tokens = 0;
-          memory.max_num_seqs = 0;
-        }
-        if (job.mode == JobMode::serve && (!row.serving_engine || row.engine_eager)) {
-          memory.cuda_graph_bytes = 0;
-        }
-        const JobEstimator estimator(model, params, memory);
-        result.breakdown = estimator.estimate(job).breakdown;
-        const std::int64_t peak = result.breakdown->total();
-        result.read_as = describe_job(job);
-        if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
-        if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
-        // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
-        // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
-        // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
-        const double reserve = 1.0 / (1.0 - a.memory.headroom_fraction);
-        const std::int64_t counted =
-            row.counter == MemoryCounter::allocated
-                ? peak
-                : checked_add(static_cast<std::int64_t>(std::ceil(static_cast<double>(peak) * reserve)),
-                              row.counter == MemoryCounter::process
-                                  ? row.measured_context_bytes.value_or(a.memory.cuda_context_bytes)
-                                  : 0);
-        result.estimate_gib = static_cast<double>(counted) / k_gib_f;
-        // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
-        result.predicted_fit = peak + a.memory.cuda_context_bytes <=
-                               budget_bytes(usable, a.memory.headroom_fraction);
-        if (row.seq_len_unknown || row.gpus_unknown || row.optimizer_unknown) {
-          // The floor (one token; 1,024 GPUs; no optimizer state) is a lower bound: it proves
-          // "does not fit" when it exceeds the card, and says nothing otherwise.
-          if (result.predicted_fit) {
-            std::vector<std::string> missing, floor;
-            if (row.seq_len_unknown) {
-              missing.push_back("job_seq_len is empty");
-              floor.push_back("one token");
-            }
-            if (row.gpus_unknown) {
-              missing.push_back("job_gpus is empty on a sharded job");
-              floor.push_back("1,024 GPUs");
-            }
-            if (row.optimizer_unknown) {
-              missing.push_back("job_optimizer is marked (assumed), not the source's word");
-              floor.push_back("no optimizer state");
-            }
-            throw ConfigError(fmt::format(
-                "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
-                fmt::join(missing, "; "), fmt::join(floor, ", "),
-                static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
-          }
-          result.floor_only = true;
-        }
-        if (row.boundary && !row.oom && job.mode != JobMode::serve && !result.floor_only) {
-          // The row's length is the longest that fit its tier: set trace's beside it.
-          result.measured_seq_len = job.seq_len;
-          result.longest_seq_len =
-              largest_fitting(estimator, job, JobKnob::seq_len, k_max_training_seq_len,
-                              budget_bytes(usable, a.memory.headroom_fraction));
-        }
-      }
-      if (!row.measured_rederived.empty()) result.read_as += "; " + row.measured_rederived;
-      result.planned = true;
-    } catch (const Error& error) {
-      result.planned = false;
-      result.reason = error.what();
-    }
-    if (result.planned && !result.floor_only && result.measured_gib && *result.measured_gib > 0 &&
-        !row.oom) {
-      result.relative_error = (result.estimate_gib - *result.measured_gib) / *result.measured_gib;
-    }
-    board.results.push_back(std::move(result));
-  }
+namespace {
 
+// A serving engine's row (kv_capacity, activation_only): its profile run, and the KV pool it
+// leaves (kv_capacity) or its activation peak (activation_only), against what the engine logged.
+void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
+                      const ParameterCount& params, const Job& job, std::int64_t usable,
+                      const ValidationAssumptions& a, RowResult& result) {
+    // vLLM: max_model_len defaults to the model's; the profile run feeds a batch of tokens.
+    const std::int64_t max_len =
+        job.context > 0 ? job.context
+                        : (model.max_position_embeddings > 0 ? model.max_position_embeddings
+                                                             : 4096);
+    const std::int64_t profile_tokens =
+        row.engine_chunked_prefill
+            ? row.engine_batched_tokens.value_or(a.engine_profile_tokens)
+            : std::max(max_len,
+                       row.engine_batched_tokens.value_or(a.engine_unchunked_min_tokens));
+    // The engine's profile run: the checkpoint as stored (a quantized one at its stored
+    // size); max_num_seqs sequences sharing profile_tokens in one forward pass, then one
+    // sampling step over each sequence's last token.
+    const std::int64_t sequences = std::clamp<std::int64_t>(
+        row.engine_max_num_seqs.value_or(a.memory.max_num_seqs), 1, profile_tokens);
+    Job profile = job;
+    profile.mode = JobMode::serve;
+    profile.concurrency = sequences;
+    profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
+    result.read_as = fmt::format(
+        "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}", profile_tokens,
+        row.engine_chunked_prefill ? "chunked prefill" : "one pass", sequences, max_len,
+        job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
+        row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
+            ? ", MLA cached per head"
+            : "",
+        row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "");
+    if (model.quantization) {
+      // the checkpoint's stored size, its MTP layers only when the engine loads them
+      const StorageEstimate storage = estimate_storage(model, params);
+      profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
+    }
+    MemoryAssumptions engine_memory = a.memory;
+    engine_memory.prefill_chunk_tokens = profile_tokens;
+    engine_memory.max_num_seqs = sequences;
+    engine_memory.mla_cache = row.engine_mla_cache;
+    // The profile runs before the engine captures its CUDA graphs: the KV pool it logs was
+    // sized without them.
+    engine_memory.cuda_graph_bytes = 0;
+    MemoryBreakdown run = estimate_job(model, params, profile, engine_memory).breakdown;
+    const std::int64_t weights = run.weights;
+    const std::int64_t activation = run.activations;
+    if (row.task == "activation_only") {
+      result.estimate_gib = static_cast<double>(activation) / k_gib_f;
+      result.predicted_fit = weights + activation <= usable;
+      // the profile runs before any cache exists: weights and its activation peak
+      run.kv_cache = run.ssm_state = run.overhead = 0;
+      result.breakdown = run;
+    } else {
+      const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
+                                                    static_cast<double>(usable));
+      // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds
+      const std::int64_t non_torch = a.engine_non_torch_bytes + run.overhead;
+      const std::int64_t kv_pool = budget - weights - non_torch - activation;
+      const KvSplit kv_split = serving_split(engine_memory, job.tp, job.pp);
+      const std::int64_t per_sequence =
+          kv_cache_bytes(model, max_len, Dtype::bf16, kv_split) +
+          ssm_state_bytes(model, effective_ssm_dtype(model, engine_memory),
+                          engine_memory.conv_state_bytes, kv_split);
+      result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
+      result.predicted_fit = kv_pool >= per_sequence;
+      // the pool the engine is left for its caches (KV and SSM state alike)
+      run.kv_cache = std::max<std::int64_t>(kv_pool, 0);
+      run.ssm_state = 0;
+      run.overhead = non_torch;
+      result.breakdown = run;
+      // Compared with the KV pool the engine logged.
+      result.measured_gib = row.kv_cache_gib;
+      if (!result.measured_gib && row.kv_tokens) {
+        const std::int64_t per_token = kv_cache_bytes(model, 1, Dtype::bf16, kv_split);
+        result.measured_gib =
+            static_cast<double>(checked_mul(*row.kv_tokens, per_token)) / k_gib_f;
+      }
+    }
+}
+
+// A training or generate() row: the job's per-GPU peak as the row's counter sees it, the
+// verdict, a floor's verdict, and the longest sequence of a boundary row.
+void score_job_row(const MeasuredRow& row, const ModelDescription& model,
+                   const ParameterCount& params, const Job& job, std::int64_t usable,
+                   const ValidationAssumptions& a, RowResult& result) {
+    // generate() (no serving engine) prefills the whole prompt and samples only its batch;
+    // neither it nor an engine in eager mode captures CUDA graphs.
+    MemoryAssumptions memory = a.memory;
+    if (job.mode == JobMode::serve && !row.serving_engine) {
+      memory.prefill_chunk_tokens = 0;
+      memory.max_num_seqs = 0;
+    }
+    if (job.mode == JobMode::serve && (!row.serving_engine || row.engine_eager)) {
+      memory.cuda_graph_bytes = 0;
+    }
+    const JobEstimator estimator(model, params, memory);
+    result.breakdown = estimator.estimate(job).breakdown;
+    const std::int64_t peak = result.breakdown->total();
+    result.read_as = describe_job(job);
+    if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
+    if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
+    // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
+    // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
+    // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
+    const double reserve = 1.0 / (1.0 - a.memory.headroom_fraction);
+    const std::int64_t counted =
+        row.counter == MemoryCounter::allocated
+            ? peak
+            : checked_add(static_cast<std::int64_t>(std::ceil(static_cast<double>(peak) * reserve)),
+                          row.counter == MemoryCounter::process
+                              ? row.measured_context_bytes.value_or(a.memory.cuda_context_bytes)
+                              : 0);
+    result.estimate_gib = static_cast<double>(counted) / k_gib_f;
+    // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
+    result.predicted_fit = peak + a.memory.cuda_context_bytes <=
+                           budget_bytes(usable, a.memory.headroom_fraction);
+    if (row.seq_len_unknown || row.gpus_unknown || row.optimizer_unknown) {
+      // The floor (one token; 1,024 GPUs; no optimizer state) is a lower bound: it proves
+      // "does not fit" when it exceeds the card, and says nothing otherwise.
+      if (result.predicted_fit) {
+        std::vector<std::string> missing, floor;
+        if (row.seq_len_unknown) {
+          missing.push_back("job_seq_len is empty");
+          floor.push_back("one token");
+        }
+        if (row.gpus_unknown) {
+          missing.push_back("job_gpus is empty on a sharded job");
+          floor.push_back("1,024 GPUs");
+        }
+        if (row.optimizer_unknown) {
+          missing.push_back("job_optimizer is marked (assumed), not the source's word");
+          floor.push_back("no optimizer state");
+        }
+        throw ConfigError(fmt::format(
+            "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
+            fmt::join(missing, "; "), fmt::join(floor, ", "),
+            static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
+      }
+      result.floor_only = true;
+    }
+    if (row.boundary && !row.oom && job.mode != JobMode::serve && !result.floor_only) {
+      // The row's length is the longest that fit its tier: set trace's beside it.
+      result.measured_seq_len = job.seq_len;
+      result.longest_seq_len =
+          largest_fitting(estimator, job, JobKnob::seq_len, k_max_training_seq_len,
+                          budget_bytes(usable, a.memory.headroom_fraction));
+    }
+}
+
+// The scoreboard's totals, per task and overall, from its rows' results.
+void tally_scoreboard(Scoreboard& board) {
   const auto tally = [](const std::vector<const RowResult*>& results, Scoreboard::Task& task) {
     std::vector<double> errors;
     for (const RowResult* result : results) {
@@ -368,6 +341,58 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
     tally(results, task);
     board.tasks.push_back(task);
   }
+}
+
+}  // namespace
+
+Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoader& load_config,
+                         const ValidationAssumptions& a) {
+  Scoreboard board;
+  for (const MeasuredRow& row : rows) {
+    RowResult result;
+    result.row_id = row.row_id;
+    result.task = row.task;
+    result.model_id = row.model_id;
+    result.oom = row.oom;
+    result.measured_gib = row.measured_gib;
+    try {
+      if (!row.job_error.empty()) throw ConfigError(row.job_error);
+      const std::optional<std::string> text = load_config(row);
+      if (!text) {
+        throw ConfigError(row.config_file.empty()
+                              ? fmt::format("no config for {}", repo_id_of(row.model_id))
+                              : fmt::format("config {} not found", row.config_file));
+      }
+      const ModelDescription model = parse_model_config(*text);
+      const ParameterCount params = count_parameters(model);
+      // A row without a card (job_usable_gib and card_mem_gb empty) is still estimated and its
+      // error scored; with nothing to fit against, trace's verdict is "fits".
+      const std::int64_t usable = row.usable_gib > 0
+                                      ? static_cast<std::int64_t>(row.usable_gib * k_gib_f)
+                                      : std::numeric_limits<std::int64_t>::max() / 4;
+      Job job = row.job;
+      if (params.vision == 0) job.freeze_vision = false;  // the cells' default, not a tower
+      if (params.mtp == 0 || model.mtp_depths == 0) job.train_mtp = false;  // nothing to train
+      const bool engine = row.task == "kv_capacity" || row.task == "activation_only";
+      if (engine) {
+        score_engine_row(row, model, params, job, usable, a, result);
+      } else {
+        score_job_row(row, model, params, job, usable, a, result);
+      }
+      if (!row.measured_rederived.empty()) result.read_as += "; " + row.measured_rederived;
+      result.planned = true;
+    } catch (const Error& error) {
+      result.planned = false;
+      result.reason = error.what();
+    }
+    if (result.planned && !result.floor_only && result.measured_gib && *result.measured_gib > 0 &&
+        !row.oom) {
+      result.relative_error = (result.estimate_gib - *result.measured_gib) / *result.measured_gib;
+    }
+    board.results.push_back(std::move(result));
+  }
+
+  tally_scoreboard(board);
   return board;
 }
 
