@@ -42,7 +42,11 @@ How to read it:
   `max_num_seqs` sequences (as stated, else 256) whose last-token logits are then sampled: the
   larger of the forward pass and the sampling step (memory.md, "Serve jobs"). The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
-  whole on each rank); MLA layers are cached per head, V padded, on vLLM before 0.7.1 or with
+  whole on each rank); on vLLM's V1 engine (its version, "V1", a `vX.Y` of 0.8 or later among
+  the framework's words, else a date from April 2025 on unless it says V0) a hybrid model's
+  pool is counted in blocks (memory.md, "vLLM's hybrid blocks"): it fits when its blocks hold
+  one `max_model_len` request and, with CUDA graphs, `max_num_seqs` sequences; MLA layers are
+  cached per head, V padded, on vLLM before 0.7.1 or with
   `VLLM_MLA_DISABLE=1` (memory.md, "MLA cache layout"). An engine serves a quantized
   checkpoint at its stored size less its MTP layers, as trace's serve plans do, unless
   `framework` + `notes` say it decodes speculatively with them ("MTP n=3", "speculative", not

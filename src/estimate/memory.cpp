@@ -475,29 +475,37 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
   return bytes_for(values, kv_dtype);
 }
 
+std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {
+  return bytes_for(kv_values_per_token(attention, split), kv_dtype);
+}
+
+std::int64_t ssm_layer_state_bytes(const Ssm& ssm, Dtype ssm_dtype, std::int64_t conv_state_bytes,
+                                   std::int64_t tp) {
+  tp = std::max<std::int64_t>(tp, 1);
+  // Under TP each rank holds heads / tp and conv channels / tp; Mamba-2 B/C groups that do not
+  // divide among the ranks are replicated to one per rank first (vLLM's
+  // extra_groups_for_head_shards), so the conv covers x + 2 x tp x d_state then.
+  std::int64_t conv_channels = ssm.conv_channels();
+  if (ssm.kind == SsmKind::mamba2 && tp > 1 && ssm.groups % tp != 0) {
+    conv_channels = ssm.inner + 2 * tp * ssm.state;
+  }
+  const std::int64_t conv = checked_product(
+      {ssm.conv_kernel - 1, ceil_div(conv_channels, tp), conv_state_bytes}, "the SSM state");
+  const std::int64_t state_elements =
+      ssm.kind == SsmKind::mamba1
+          ? checked_mul(ceil_div(ssm.inner, tp), ssm.state, "the SSM state")
+          : checked_product({ceil_div(ssm.num_heads, tp), ssm.head_dim, ssm.state},
+                            "the SSM state");
+  return checked_add(conv, bytes_for(state_elements, ssm_dtype), "the SSM state");
+}
+
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
                              std::int64_t conv_state_bytes, KvSplit split) {
-  const std::int64_t tp = std::max<std::int64_t>(split.tp, 1);
   return busiest_stage(
       model, split.pp, [&](const Stack& stack) { return served(stack, split); },
       [&](const Block& block) -> std::int64_t {
-        if (!block.ssm) return 0;
-        const Ssm& ssm = *block.ssm;
-        // Under TP each rank holds heads / tp and conv channels / tp; Mamba-2 B/C groups that
-        // do not divide among the ranks are replicated to one per rank first (vLLM's
-        // extra_groups_for_head_shards), so the conv covers x + 2 x tp x d_state then.
-        std::int64_t conv_channels = ssm.conv_channels();
-        if (ssm.kind == SsmKind::mamba2 && tp > 1 && ssm.groups % tp != 0) {
-          conv_channels = ssm.inner + 2 * tp * ssm.state;
-        }
-        const std::int64_t conv = checked_product(
-            {ssm.conv_kernel - 1, ceil_div(conv_channels, tp), conv_state_bytes}, "the SSM state");
-        const std::int64_t state_elements =
-            ssm.kind == SsmKind::mamba1
-                ? checked_mul(ceil_div(ssm.inner, tp), ssm.state, "the SSM state")
-                : checked_product({ceil_div(ssm.num_heads, tp), ssm.head_dim, ssm.state},
-                                  "the SSM state");
-        return checked_add(conv, bytes_for(state_elements, ssm_dtype), "the SSM state");
+        return block.ssm ? ssm_layer_state_bytes(*block.ssm, ssm_dtype, conv_state_bytes, split.tp)
+                         : 0;
       },
       "the SSM state");
 }

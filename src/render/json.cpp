@@ -287,6 +287,22 @@ std::string render_json(const Report& report) {
                        {"max_concurrency", card.serve.fits ? card.serve.max_batch : 0},
                        {"concurrency", report.assumptions.concurrency},
                        {"max_context", report.longest_context}};
+    if (const std::optional<HybridCapacity>& h = report.hybrid_blocks) {
+      out["estimate"]["vllm_hybrid_blocks"] = {
+          {"block_tokens", h->layout.block_tokens},
+          {"page_bytes", h->layout.page_bytes},
+          {"group_layers", h->layout.group_layers},
+          {"attention_groups", h->layout.attention_groups},
+          {"window_groups", h->layout.window_groups},
+          {"state_groups", h->layout.state_groups},
+          {"block_bytes", h->layout.block_bytes()},
+          {"pool_bytes", h->pool_bytes},
+          {"blocks", h->blocks},
+          {"blocks_per_request", h->blocks_per_request},
+          {"max_requests", h->max_requests},
+          {"max_num_seqs", h->max_num_seqs},
+          {"max_num_seqs_starts", h->max_num_seqs <= h->blocks}};
+    }
   }
   if (report.job) {
     // The job's per-GPU peak (--mode full|lora|qlora|serve and its flags).

@@ -60,7 +60,13 @@ std::string render_markdown(const Report& report) {
   out += "\n" + sections::kv_line(report) + "\n";
   out += "\n## What fits\n\n";
   if (report.only_mode != "qlora") append_table(out, sections::cards_table(report));
-  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) out += "\n" + sections::concurrency_line(report) + "\n\n" + sections::context_line(report) + "\n";
+  if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
+    out += "\n" + sections::concurrency_line(report) + "\n\n" + sections::context_line(report) +
+           "\n";
+    if (const std::string blocks = sections::hybrid_blocks_line(report); !blocks.empty()) {
+      out += "\n" + blocks + "\n";
+    }
+  }
   if (report.training_run && report.only_mode != "serve") {
     out += "\n## Training run\n\n(" + sections::training_run_title(report) + "\n\n";
     append_facts(out, sections::training_flops_facts(report));

@@ -487,6 +487,35 @@ std::string context_line(const Report& report) {
   return line + beyond_positions(report, report.longest_context);
 }
 
+std::string hybrid_blocks_line(const Report& report) {
+  if (!report.hybrid_blocks) return "";
+  const HybridCapacity& h = *report.hybrid_blocks;
+  const HybridBlocks& l = h.layout;
+  std::string groups = fmt::format("{} attention", l.attention_groups);
+  if (l.window_groups > 0) groups += fmt::format(", {} sliding-window", l.window_groups);
+  groups += fmt::format(", {} state", l.state_groups);
+  const std::string layout = fmt::format(
+      "vLLM V1 blocks (hybrid): {} tokens a block, {} a block id (a {} page in each of {} layers; "
+      "groups: {})",
+      group_digits(l.block_tokens), format_bytes(l.block_bytes()), format_bytes(l.page_bytes),
+      l.group_layers, groups);
+  if (h.max_requests == 0) {
+    return fmt::format("{}; no request of {} tokens ({} blocks) fits on one {}", layout,
+                       group_digits(report.assumptions.context),
+                       group_digits(h.blocks_per_request), h.gpu);
+  }
+  return fmt::format(
+      "{}; the {} left on one {} hold {} blocks, {} request(s) of {} tokens at {} blocks each{}",
+      layout, format_bytes(h.pool_bytes), h.gpu, group_digits(h.blocks),
+      group_digits(h.max_requests), group_digits(report.assumptions.context),
+      group_digits(h.blocks_per_request),
+      h.max_num_seqs == 0 ? std::string()
+                          : fmt::format("; max_num_seqs {} {}", group_digits(h.max_num_seqs),
+                                        h.max_num_seqs > h.blocks
+                                            ? "is refused (more than the blocks)"
+                                            : "starts"));
+}
+
 std::string concurrency_line(const Report& report) {
   if (report.cards.empty()) return "";
   const CardFit& card = report.cards.front();

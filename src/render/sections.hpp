@@ -34,6 +34,8 @@ std::vector<std::string> stored_extra_lines(const Report& report);
 std::string concurrency_line(const Report& report);
 /// "Longest context on one h100-80gb at 1 concurrent request(s): ... tokens".
 std::string context_line(const Report& report);
+/// A hybrid model's vLLM V1 blocks on the first card ("" for other models).
+std::string hybrid_blocks_line(const Report& report);
 /// The --mode job's per-GPU peak and verdict ("" without a job).
 std::string job_line(const Report& report);
 /// A training job checked against a card: "On 1 x l4: largest batch at 2,048 tokens: none;

@@ -92,6 +92,9 @@ std::string render_table(const Report& report) {
   if (!report.cards.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
     out += "  " + sections::concurrency_line(report) + "\n";
     out += "  " + sections::context_line(report) + "\n";
+    if (const std::string blocks = sections::hybrid_blocks_line(report); !blocks.empty()) {
+      out += "  " + blocks + "\n";
+    }
   }
   if (report.training_run && (report.only_mode.empty() || report.only_mode != "serve")) {
     out += "\nTRAINING RUN (" + sections::training_run_title(report) + "\n";

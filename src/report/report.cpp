@@ -15,6 +15,27 @@ Dtype default_serving_dtype(const ModelDescription& model) {
 
 namespace {
 
+// vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
+// the budget less the serve mode's fixed terms (weights, overheads, the prefill or sampling
+// transient).
+std::optional<HybridCapacity> hybrid_capacity(const Report& report) {
+  const MemoryAssumptions& a = report.assumptions;
+  const std::optional<HybridBlocks> layout =
+      vllm_hybrid_blocks(report.model, a.kv_dtype, effective_ssm_dtype(report.model, a),
+                         a.conv_state_bytes, serving_split(a));
+  if (!layout || report.cards.empty()) return std::nullopt;
+  HybridCapacity capacity;
+  capacity.layout = *layout;
+  capacity.gpu = report.cards.front().id;
+  capacity.pool_bytes = std::max<std::int64_t>(
+      0, report.cards.front().budget_bytes - report.memory.serve.fixed_bytes);
+  capacity.blocks = capacity.pool_bytes / layout->block_bytes();
+  capacity.blocks_per_request = layout->blocks_per_request(a.context);
+  capacity.max_requests = capacity.blocks / std::max<std::int64_t>(capacity.blocks_per_request, 1);
+  capacity.max_num_seqs = a.max_num_seqs;
+  return capacity;
+}
+
 // The serving job the memory section already decided: weights (checkpoint format, MTP, --dtype)
 // and KV dtype.
 Job serving_job(const Report& report) {
@@ -199,6 +220,17 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
     report.longest_context =
         longest_context(report.model, report.assumptions, report.cards.front().budget_bytes,
                         report.memory.serve.fixed_bytes, report.assumptions.concurrency);
+    report.hybrid_blocks = hybrid_capacity(report);
+    const std::optional<HybridCapacity>& hybrid = report.hybrid_blocks;
+    // A request fits, yet vLLM would not start with its max_num_seqs.
+    if (hybrid && hybrid->max_requests > 0 && hybrid->max_num_seqs > hybrid->blocks) {
+      report.notes.push_back(fmt::format(
+          "serving: vLLM V1 would refuse to start this hybrid on one {} with max_num_seqs {}: its "
+          "pool holds {} blocks of {} tokens, and each running sequence holds a state block "
+          "(--max-num-seqs {} or less starts)",
+          hybrid->gpu, hybrid->max_num_seqs, hybrid->blocks, hybrid->layout.block_tokens,
+          hybrid->blocks));
+    }
   }
   if (request.job) {
     JobVerdict verdict;

@@ -679,11 +679,27 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
                     mtp_text.find("speculative") != std::string::npos);
   bool v1 = framework_text.find("vllm v1") != std::string::npos;
   static const std::regex vllm_version = version_pattern("vllm");
-  if (const std::optional<Version> vllm = version_after(framework_text, vllm_version)) {
+  // A version among the framework's words when none follows the name ("vLLM OpenAI server
+  // (2026, versions >= v0.17 tried)"), else the row's date: V1 is the default from 0.8 (March
+  // 2025). A row naming neither is read as V0, the older engine.
+  static const std::regex any_version(R"(\bv(\d{1,3})\.(\d{1,3})(?:\.(\d{1,4}))?)");
+  std::optional<Version> vllm = version_after(framework_text, vllm_version);
+  if (!vllm && framework_text.find("vllm") != std::string::npos) {
+    vllm = version_after(framework_text, any_version);
+  }
+  if (vllm) {
     v1 = v1 || *vllm >= Version{0, 8};
     // vLLM caches MLA's latent from 0.7.1 (Feb 2025); before, K and V per head, V padded.
     if (*vllm < Version{0, 7, 1}) row.engine_mla_cache = MlaCache::per_head_padded;
+  } else if (framework_text.find("vllm") != std::string::npos) {
+    // ("V0" named as the engine is V0 whatever the date)
+    static const std::regex v0_engine(R"(\bv0(?![.\d]))");
+    const std::optional<std::pair<int, int>> date =
+        year_month_in(framework_text + " " + to_lower(cell["source_locator"]));
+    v1 = v1 ||
+         (date && *date >= std::pair{2025, 4} && !std::regex_search(framework_text, v0_engine));
   }
+  row.engine_v1 = v1;
   if (engine_text.find("vllm_mla_disable=1") != std::string::npos) {
     row.engine_mla_cache = MlaCache::per_head_padded;
   }

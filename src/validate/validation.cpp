@@ -11,6 +11,7 @@
 #include "trace/checked_math.hpp"
 #include "trace/csv.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/engine_blocks.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -205,6 +206,22 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
                           engine_memory.conv_state_bytes, kv_split);
       result.estimate_gib = static_cast<double>(std::max<std::int64_t>(kv_pool, 0)) / k_gib_f;
       result.predicted_fit = kv_pool >= per_sequence;
+      // vLLM V1 lays a hybrid model's caches out in blocks of one page size: one max_model_len
+      // request must fit the pool's blocks, and with CUDA graphs max_num_seqs must not exceed
+      // them (each running sequence holds a state block).
+      const std::optional<HybridBlocks> hybrid =
+          row.engine_v1 && job.pp == 1
+              ? vllm_hybrid_blocks(model, Dtype::bf16, effective_ssm_dtype(model, engine_memory),
+                                   engine_memory.conv_state_bytes, kv_split)
+              : std::nullopt;
+      if (hybrid) {
+        const std::int64_t blocks = std::max<std::int64_t>(kv_pool, 0) / hybrid->block_bytes();
+        const std::int64_t max_num_seqs = row.engine_max_num_seqs.value_or(a.memory.max_num_seqs);
+        result.predicted_fit = blocks >= hybrid->blocks_per_request(max_len) &&
+                               (row.engine_eager || blocks >= max_num_seqs);
+        result.read_as += fmt::format(", {} hybrid blocks of {} tokens for {} sequences", blocks,
+                                      hybrid->block_tokens, max_num_seqs);
+      }
       // the pool the engine is left for its caches (KV and SSM state alike)
       run.kv_cache = std::max<std::int64_t>(kv_pool, 0);
       run.ssm_state = 0;

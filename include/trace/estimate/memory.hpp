@@ -223,6 +223,12 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
 /// them), at the busiest of split.pp pipeline stages.
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
                              std::int64_t conv_state_bytes, KvSplit split = {});
+/// One layer's KV cache bytes per token on one tensor-parallel rank (0 for layers without a
+/// cache: linear attention, none).
+std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split);
+/// One SSM layer's state (conv + recurrent) for one sequence on one of `tp` ranks.
+std::int64_t ssm_layer_state_bytes(const Ssm& ssm, Dtype ssm_dtype, std::int64_t conv_state_bytes,
+                                   std::int64_t tp);
 /// The SSM dtype the assumptions and the config imply.
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
 

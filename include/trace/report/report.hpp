@@ -10,6 +10,7 @@
 #include "trace/checkpoint/reconcile.hpp"
 #include "trace/cost/serving.hpp"
 #include "trace/cost/training.hpp"
+#include "trace/estimate/engine_blocks.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/estimate/memory.hpp"
@@ -66,6 +67,18 @@ struct JobVerdict {
   std::optional<std::int64_t> max_context;
 };
 
+/// vLLM V1's block layout of a hybrid model's caches on the first card at the serving
+/// assumptions (docs/memory.md, "vLLM's hybrid blocks").
+struct HybridCapacity {
+  HybridBlocks layout;
+  std::string gpu;
+  std::int64_t pool_bytes = 0;          ///< the budget left beside weights, overheads, transients
+  std::int64_t blocks = 0;              ///< block ids the pool holds
+  std::int64_t blocks_per_request = 0;  ///< one request at --context
+  std::int64_t max_requests = 0;        ///< requests at --context the blocks hold
+  std::int64_t max_num_seqs = 0;        ///< --max-num-seqs: vLLM refuses to start above `blocks`
+};
+
 struct Report {
   std::string model_id;
   std::string source;
@@ -82,6 +95,8 @@ struct Report {
   bool cards_given = false;  ///< the cards are the user's --gpu list, not the default set
   /// Serving on the first card: the longest context per request at --concurrency requests.
   std::int64_t longest_context = 0;
+  /// A hybrid model (attention and state layers): vLLM V1's blocks on the first card.
+  std::optional<HybridCapacity> hybrid_blocks;
   bool include_graph = false;
   std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
   std::optional<JobVerdict> job;

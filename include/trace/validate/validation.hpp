@@ -59,6 +59,9 @@ struct MeasuredRow {
   bool serving_engine = false;
   /// Engine rows run in eager mode (--enforce-eager): no CUDA graphs captured.
   bool engine_eager = false;
+  /// vLLM's V1 engine (0.8 on: its version, "V1", a "vX.Y" of 0.8 or later among the framework's
+  /// words, or a date from April 2025 on): chunked prefill always on, hybrid models' blocks.
+  bool engine_v1 = false;
   /// Engine rows that decode speculatively with the checkpoint's MTP layers, which the engine
   /// then loads (--serve-mtp); otherwise they are left out, as trace's serve plans do.
   bool engine_mtp = false;

@@ -803,3 +803,43 @@ TEST_CASE("the validator reads preference training from the model id, framework 
   CHECK(one_row("serve", "bf16", "vLLM,a DPO checkpoint,x,,").job.preference ==
         trace::Preference::none);
 }
+
+TEST_CASE("the validator reads vLLM's V1 engine from a version or a date", "[validate][kv]") {
+  CHECK(one_row("kv_capacity", "bf16", "vLLM 0.8.0,,x,,").engine_v1);
+  CHECK(one_row("kv_capacity", "bf16", "vLLM V1 (Nov 2025),,x,,").engine_v1);
+  // a version among the framework's words, or a date from April 2025 on
+  CHECK(one_row("kv_capacity", "bf16", "vLLM OpenAI server (2026 versions >= v0.17 tried),,x,,")
+            .engine_v1);
+  CHECK(one_row("kv_capacity", "bf16", "NVIDIA NIM (vLLM engine) May 2026,,x,,").engine_v1);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM 0.6.3,,x,,").engine_v1);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Dec 2023),,x,,").engine_v1);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM,,x,,").engine_v1);  // neither: V0
+}
+
+TEST_CASE("vLLM V1 refuses a hybrid model whose blocks are fewer than max_num_seqs",
+          "[validate][kv]") {
+  // The tiny Nemotron-H of engine_blocks_test.cpp: blocks of 48 tokens, 2 x 3,072 = 6,144 bytes
+  // each. On 1 GiB at utilisation 0.9 the pool left beside its weights and vLLM's 384 MiB holds
+  // tens of thousands of blocks: max_num_seqs 8 fits, 1,000,000 does not, unless in eager mode
+  // (no CUDA graphs, no check).
+  const char* const tiny = trace::test::k_tiny_nemotron_h;
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework,"
+      "micro_batch,gpu_mem_util\n";
+  const auto fits = [&](const std::string& framework, const std::string& max_num_seqs) {
+    const trace::Scoreboard board = trace::validate_rows(
+        trace::parse_measured_csv(header + "1,org/tiny,tiny.json,kv_capacity,1000,1,1,single,"
+                                           "bf16,bf16_pure,none,1,,0," +
+                                  framework + ",max_num_seqs " + max_num_seqs + ",0.9\n"),
+        [&](const trace::MeasuredRow&) -> std::optional<std::string> { return std::string(tiny); });
+    const trace::RowResult& row = board.results.at(0);
+    INFO(row.reason << " " << row.read_as);
+    REQUIRE(row.planned);
+    CHECK(row.read_as.find("hybrid blocks of 48 tokens") != std::string::npos);
+    return row.predicted_fit;
+  };
+  CHECK(fits("vLLM 0.20.1", "8"));
+  CHECK_FALSE(fits("vLLM 0.20.1", "1000000"));
+  CHECK(fits("vLLM 0.20.1 --enforce-eager", "1000000"));
+}

@@ -1,0 +1,104 @@
+// vLLM V1's hybrid KV cache blocks (docs/memory.md, "vLLM's hybrid blocks"), against the numbers
+// vLLM itself logged, and on a tiny hybrid derived by hand.
+#include "trace/estimate/engine_blocks.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "catch.hpp"
+#include "cli_runner.hpp"
+#include "test_data.hpp"
+#include "tiny_models.hpp"
+#include "trace/model/model_config.hpp"
+
+TEST_CASE("Qwen3.5-27B's hybrid blocks give what vLLM logged (issue #40691)", "[engine][kv]") {
+  // 64 layers: 48 Gated DeltaNet (48 value heads, 16 key heads of 128, conv kernel 4) and 16
+  // full-attention layers (4 KV heads of 256), the recurrent state in fp32 (mamba_ssm_dtype).
+  //   state page: conv 3 x (2 x 16 x 128 + 48 x 128) x 2 bytes = 61,440 + recurrent
+  //   48 x 128 x 128 x 4 bytes = 3,145,728: 3,207,168 bytes;
+  //   attention, one token, one layer: 2 x 4 x 256 x 2 bytes = 4,096;
+  //   block: 16 x ceil(3,207,168 / (16 x 4,096)) = 16 x 49 = 784 tokens, page 3,211,264 bytes;
+  //   groups: 16 layers each (48 is not under 1.5 x 16), 1 attention + 3 state.
+  const trace::ModelDescription model = trace::test::fixture("Qwen--Qwen3.5-27B.json");
+  const std::optional<trace::HybridBlocks> blocks =
+      trace::vllm_hybrid_blocks(model, trace::Dtype::bf16, trace::Dtype::fp32, 2, {});
+  REQUIRE(blocks.has_value());
+  CHECK(blocks->block_tokens == 784);
+  CHECK(blocks->page_bytes == 3'211'264);
+  CHECK(blocks->group_layers == 16);
+  CHECK(blocks->attention_groups == 1);
+  CHECK(blocks->state_groups == 3);
+  CHECK(blocks->block_bytes() == 16 * 3'211'264);
+  // vLLM v0.19.0 at max_model_len 32,768 logged "290,864 tokens" and "33.04x" from 1,487
+  // blocks: a request holds ceil(32,768 / 784) = 42 attention blocks + 3 state blocks = 45;
+  // 1,487 / 45 = 33.04; its token line is blocks // groups x block size = 371 x 784.
+  CHECK(blocks->blocks_per_request(32'768) == 45);
+  CHECK(1'487.0 / static_cast<double>(blocks->blocks_per_request(32'768)) ==
+        Approx(33.04).margin(0.005));
+  CHECK(1'487 / (blocks->attention_groups + blocks->state_groups) * blocks->block_tokens ==
+        290'864);
+
+  // Over 4 tensor-parallel ranks each holds a quarter of the heads: state page 15,360 + 786,432
+  // = 801,792; one token 2 x 1 x 256 x 2 = 1,024; block 16 x ceil(801,792 / 16,384) = 784.
+  trace::KvSplit tp4;
+  tp4.tp = 4;
+  const std::optional<trace::HybridBlocks> split =
+      trace::vllm_hybrid_blocks(model, trace::Dtype::bf16, trace::Dtype::fp32, 2, tp4);
+  REQUIRE(split.has_value());
+  CHECK(split->block_tokens == 784);
+  CHECK(split->page_bytes == 802'816);
+}
+
+TEST_CASE("hybrid blocks: group sizes, sliding windows, models without both kinds",
+          "[engine][kv]") {
+  // A tiny Nemotron-H: 3 Mamba-2 layers, 2 attention layers, 2 MLPs. Mamba-2: 4 heads x 8,
+  // d_state 16, 1 group, conv kernel 4: conv 3 x (32 + 2 x 16) x 2 = 384 bytes, state
+  // 4 x 8 x 16 x 4 = 2,048: page 2,432. Attention: 2 KV heads x 8: 2 x 2 x 8 x 2 = 64 a token.
+  // Block: 16 x ceil(2,432 / 1,024) = 48 tokens, page 3,072. Groups: 3 is not under 1.5 x 2,
+  // so 2 layers each: 1 attention group, 2 state groups (the last padded).
+  const char* const tiny = trace::test::k_tiny_nemotron_h;
+  const trace::ModelDescription model = trace::parse_model_config(tiny);
+  const std::optional<trace::HybridBlocks> blocks =
+      trace::vllm_hybrid_blocks(model, trace::Dtype::bf16, trace::Dtype::fp32, 2, {});
+  REQUIRE(blocks.has_value());
+  CHECK(blocks->block_tokens == 48);
+  CHECK(blocks->page_bytes == 3'072);
+  CHECK(blocks->group_layers == 2);
+  CHECK(blocks->attention_groups == 1);
+  CHECK(blocks->state_groups == 2);
+  CHECK(blocks->blocks_per_request(100) == 3 + 2);  // ceil(100 / 48) attention + 2 state
+
+  // A model without state layers (or without attention) has no hybrid layout.
+  const trace::ModelDescription dense =
+      trace::test::fixture("Qwen--Qwen2.5-14B.reconstructed.json");
+  CHECK_FALSE(
+      trace::vllm_hybrid_blocks(dense, trace::Dtype::bf16, trace::Dtype::fp32, 2, {}).has_value());
+}
+
+TEST_CASE("the plan shows a hybrid's vLLM blocks and when max_num_seqs is refused",
+          "[engine][kv][cli]") {
+  const std::string qwen = trace::test::config_path("Qwen--Qwen3.5-27B.json");
+  auto run = trace::test::run_cli_offline(
+      {qwen, "--gpu", "h100-80gb", "--context", "32k", "--max-num-seqs", "1024", "--json"});
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json plan = nlohmann::json::parse(run.out);
+  const nlohmann::json& blocks = plan["estimate"]["vllm_hybrid_blocks"];
+  CHECK(blocks["block_tokens"] == 784);
+  CHECK(blocks["group_layers"] == 16);
+  CHECK(blocks["blocks_per_request"] == 45);  // as vLLM's 33.04x above: 42 + 3
+  CHECK(blocks["block_bytes"] == 16 * 3'211'264);
+  // the blocks the pool holds, and the requests they hold
+  CHECK(blocks["blocks"] == blocks["pool_bytes"].get<std::int64_t>() / (16 * 3'211'264));
+  CHECK(blocks["max_requests"] == blocks["blocks"].get<std::int64_t>() / 45);
+  CHECK(blocks["max_num_seqs_starts"] == false);
+  bool noted = false;
+  for (const auto& note : plan["notes"]) {
+    noted = noted || note.get<std::string>().find("vLLM V1 would refuse") != std::string::npos;
+  }
+  CHECK(noted);
+
+  // A dense model has no hybrid layout.
+  run = trace::test::run_cli_offline({"meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb", "--json"});
+  REQUIRE(run.exit_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(run.out)["estimate"].contains("vllm_hybrid_blocks"));
+}
