@@ -856,18 +856,22 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
   if (options.json) {
     out << render_check_json(report);
   } else {
-    out << fmt::format("{}: {} {} on {}x {}: {} needed per GPU, {} usable ({} after {:.0f}% headroom)\n",
-                       verdict.fits ? "fits" : "does not fit", report.model_id,
-                       // a quantized serving layout is part of what was checked
-                       report.assumptions.serve_quantization && options.check_mode == "serve"
-                           ? "serve " + report.assumptions.serve_quantization->name
-                       // so is a preference job's pairs and reference
-                       : job.preference != Preference::none
-                           ? fmt::format("{} ({})", options.check_mode, describe_preference(job))
-                           : options.check_mode,
-                       job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
-                       format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
-                       100.0 * report.assumptions.headroom_fraction);
+    std::string line = fmt::format(
+        "{}: {} {} on {}x {}: {} needed per GPU, {} usable ({} after {:.0f}% headroom)",
+        verdict.fits ? "fits" : "does not fit", report.model_id,
+        // a quantized serving layout is part of what was checked
+        report.assumptions.serve_quantization && options.check_mode == "serve"
+            ? "serve " + report.assumptions.serve_quantization->name
+        // so is a preference job's pairs and reference
+        : job.preference != Preference::none
+            ? fmt::format("{} ({})", options.check_mode, describe_preference(job))
+            : options.check_mode,
+        job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
+        format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
+        100.0 * report.assumptions.headroom_fraction);
+    // what fits in memory but will not start, on the same line
+    if (!verdict.refusal.empty()) line += "; " + verdict.refusal;
+    out << line << "\n";
   }
   return verdict.fits ? k_exit_ok : k_exit_does_not_fit;
 }

@@ -386,6 +386,8 @@ std::string render_check_json(const Report& report) {
   // scheme, or a dtype (the text line names a --quantize scheme beside the mode)
   if (v.job.mode == JobMode::serve) out["serve_dtype"] = report.serve_weight_format;
   if (v.job.preference != Preference::none) out["preference"] = preference_json(v.job);
+  if (v.hybrid_blocks) out["hybrid_blocks"] = *v.hybrid_blocks;
+  if (!v.refusal.empty()) out["refusal"] = v.refusal;
   return out.dump(2) + "\n";
 }
 

@@ -433,6 +433,7 @@ std::string job_line(const Report& report) {
   if (!v.gpu.empty()) {
     line += fmt::format("; {} on {} (budget {})", v.fits ? "fits" : "does not fit", v.gpu,
                         format_bytes(v.budget_bytes));
+    if (!v.refusal.empty()) line += ": " + v.refusal;
   }
   return line;
 }

@@ -18,6 +18,31 @@ namespace {
 // vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
 // the budget less the serve mode's fixed terms (weights, overheads, the prefill or sampling
 // transient).
+// A hybrid serve job on its card: vLLM V1's blocks in what the GPU leaves for caches (its
+// budget less the job's peak without KV and state); with --max-num-seqs above them vLLM
+// refuses to start, and the job does not fit.
+void check_hybrid_blocks(const Report& report, JobVerdict& verdict) {
+  const MemoryAssumptions& a = report.assumptions;
+  const Job& job = verdict.job;
+  if (job.pp != 1) return;
+  const std::optional<HybridBlocks> layout =
+      vllm_hybrid_blocks(report.model, job.kv_dtype, effective_ssm_dtype(report.model, a),
+                         a.conv_state_bytes, serving_split(a, job.tp, job.pp));
+  if (!layout) return;
+  const MemoryBreakdown& b = verdict.breakdown;
+  const std::int64_t fixed = verdict.peak_bytes() - b.kv_cache - b.ssm_state;
+  const std::int64_t blocks =
+      std::max<std::int64_t>(0, verdict.budget_bytes - fixed) / layout->block_bytes();
+  verdict.hybrid_blocks = blocks;
+  if (a.max_num_seqs > blocks) {
+    verdict.fits = false;
+    verdict.refusal = fmt::format(
+        "vLLM V1 refuses max_num_seqs {} above the {} hybrid blocks of {} tokens left per GPU "
+        "(--max-num-seqs {} starts; 0 for an engine without the check)",
+        a.max_num_seqs, blocks, layout->block_tokens, blocks);
+  }
+}
+
 std::optional<HybridCapacity> hybrid_capacity(const Report& report) {
   const MemoryAssumptions& a = report.assumptions;
   const std::optional<HybridBlocks> layout =
@@ -270,6 +295,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
                                                   k_max_concurrency, card.budget_bytes);
         verdict.max_context = largest_fitting(estimator, job, JobKnob::context,
                                               k_max_context_tokens, card.budget_bytes);
+        check_hybrid_blocks(report, verdict);
       }
     }
     report.job = verdict;

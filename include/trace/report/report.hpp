@@ -65,6 +65,10 @@ struct JobVerdict {
   /// longest context at its concurrency that fit, on its GPUs (0: none).
   std::optional<std::int64_t> max_concurrency;
   std::optional<std::int64_t> max_context;
+  /// A hybrid serve job checked against a card: vLLM V1's blocks in the pool its GPU leaves for
+  /// caches, and the refusal when --max-num-seqs exceeds them (then `fits` is false).
+  std::optional<std::int64_t> hybrid_blocks;
+  std::string refusal;
 };
 
 /// vLLM V1's block layout of a hybrid model's caches on the first card at the serving

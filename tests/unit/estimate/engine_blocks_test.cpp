@@ -102,3 +102,21 @@ TEST_CASE("the plan shows a hybrid's vLLM blocks and when max_num_seqs is refuse
   REQUIRE(run.exit_code == 0);
   CHECK_FALSE(nlohmann::json::parse(run.out)["estimate"].contains("vllm_hybrid_blocks"));
 }
+
+TEST_CASE("trace check: a hybrid serve job that vLLM would refuse does not fit", "[engine][cli]") {
+  const std::string qwen = trace::test::config_path("Qwen--Qwen3.5-27B.json");
+  const auto check = [&](const std::string& max_num_seqs) {
+    return trace::test::run_cli_offline({"check", qwen, "--gpu", "h100-80gb", "--mode", "serve",
+                                         "--max-num-seqs", max_num_seqs});
+  };
+  // 54 GB of bf16 weights leave a few hundred 784-token blocks on an 80 GB card: vLLM's 256
+  // default starts, the 1,024 it defaults to on an H100 API server does not.
+  auto run = check("256");
+  CHECK(run.exit_code == 0);
+  run = check("1024");
+  CHECK(run.exit_code == 1);
+  CHECK(trace::test::line_count(run.out) == 1);
+  CHECK(run.out.find("vLLM V1 refuses max_num_seqs 1024 above the") != std::string::npos);
+  run = check("0");  // an engine without the check (transformers' generate)
+  CHECK(run.exit_code == 0);
+}
