@@ -7,6 +7,7 @@
 
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/engine_blocks.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/monotone_search.hpp"
 
@@ -177,9 +178,22 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   job.sharding = Sharding::single;
   job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
   const std::int64_t budget = budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
+  // A hybrid model's requests also need vLLM V1's blocks: each holds its tokens' attention
+  // blocks and a state block per group, from the pool its GPU leaves for caches (docs/memory.md,
+  // "vLLM's hybrid blocks"), which rounds each request up to whole blocks.
+  const std::optional<HybridBlocks> hybrid =
+      vllm_hybrid_blocks(model, job.kv_dtype, effective_ssm_dtype(model, memory),
+                         memory.conv_state_bytes, serving_split(memory, plan.tp));
   const auto fits = [&](std::int64_t concurrency) {
     const std::optional<std::int64_t> peak = serve_peak(estimator, job, concurrency);
-    return peak && *peak <= budget;
+    if (!peak || *peak > budget) return false;
+    if (!hybrid) return true;
+    Job at = job;
+    at.concurrency = concurrency;
+    const MemoryBreakdown b = estimator.estimate(at).breakdown;
+    const std::int64_t pool = budget - (*peak - b.kv_cache - b.ssm_state);
+    return pool / hybrid->block_bytes() >=
+           checked_mul(concurrency, hybrid->blocks_per_request(job.context), "the KV cache");
   };
   const std::optional<std::int64_t> one = serve_peak(estimator, job, 1);
   if (!one || *one > budget) {

@@ -9,6 +9,9 @@
 #include "cli_runner.hpp"
 #include "test_data.hpp"
 #include "tiny_models.hpp"
+#include "trace/cost/serving.hpp"
+#include "trace/estimate/fit.hpp"
+#include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
 
 TEST_CASE("Qwen3.5-27B's hybrid blocks give what vLLM logged (issue #40691)", "[engine][kv]") {
@@ -106,8 +109,8 @@ TEST_CASE("the plan shows a hybrid's vLLM blocks and when max_num_seqs is refuse
 TEST_CASE("trace check: a hybrid serve job that vLLM would refuse does not fit", "[engine][cli]") {
   const std::string qwen = trace::test::config_path("Qwen--Qwen3.5-27B.json");
   const auto check = [&](const std::string& max_num_seqs) {
-    return trace::test::run_cli_offline({"check", qwen, "--gpu", "h100-80gb", "--mode", "serve",
-                                         "--max-num-seqs", max_num_seqs});
+    return trace::test::run_cli_offline(
+        {"check", qwen, "--gpu", "h100-80gb", "--mode", "serve", "--max-num-seqs", max_num_seqs});
   };
   // 54 GB of bf16 weights leave a few hundred 784-token blocks on an 80 GB card: vLLM's 256
   // default starts, the 1,024 it defaults to on an H100 API server does not.
@@ -119,4 +122,39 @@ TEST_CASE("trace check: a hybrid serve job that vLLM would refuse does not fit",
   CHECK(run.out.find("vLLM V1 refuses max_num_seqs 1024 above the") != std::string::npos);
   run = check("0");  // an engine without the check (transformers' generate)
   CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("serving throughput holds a hybrid's requests in whole vLLM blocks", "[engine][cost]") {
+  // Qwen3.5-27B on an 80 GB card at 1,024 + 1,024 tokens: a request holds ceil(2,048 / 784) = 3
+  // attention blocks + 3 state blocks of 16 x 3,211,264 bytes (294 MiB), more than its bytes of
+  // KV and state (275 MiB). The plan's most users are the most the blocks hold, one more not.
+  const trace::ModelDescription model = trace::test::fixture("Qwen--Qwen3.5-27B.json");
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::MemoryAssumptions memory;
+  const trace::JobEstimator estimator(model, params, memory);
+  trace::Job job;
+  job.mode = trace::JobMode::serve;
+  job.kv_dtype = trace::Dtype::bf16;
+  trace::GpuSpec gpu;
+  gpu.id = "card-80";
+  gpu.memory_bytes_marketed = gpu.memory_bytes_usable = 85'000'000'000;
+  gpu.memory_bandwidth_bytes_per_s = 3'350'000'000'000;
+  gpu.bf16_tflops = 989;
+  const trace::ServingRequest request;  // 1,024 in + 1,024 out
+  const trace::ServingPlan plan =
+      trace::plan_serving(estimator, job, trace::CostAssumptions{}, request, gpu);
+  REQUIRE(plan.blocker.empty());
+  const std::int64_t block_bytes = 16 * 3'211'264;
+  const std::int64_t budget =
+      trace::budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
+  const auto blocks_at = [&](std::int64_t users) {
+    job.concurrency = users;
+    job.context = 2'048;
+    const trace::MemoryBreakdown b = estimator.estimate(job).breakdown;
+    const std::int64_t fixed = b.total() + memory.cuda_context_bytes - b.kv_cache - b.ssm_state;
+    return (budget - fixed) / block_bytes;
+  };
+  REQUIRE(plan.max_concurrency > 1);
+  CHECK(blocks_at(plan.max_concurrency) >= 6 * plan.max_concurrency);
+  CHECK(blocks_at(plan.max_concurrency + 1) < 6 * (plan.max_concurrency + 1));
 }
