@@ -39,7 +39,8 @@ How to read it:
   `max_num_batched_tokens` under chunked prefill, or 8,192 on vLLM's V1 engine — 0.8 and
   later — where chunked prefill is always on; else max(`max_model_len`, 2,048), the V0
   engine's batch without chunked prefill), split over
-  `max_num_seqs` sequences (as stated, else 256) whose last-token logits are then sampled: the
+  `max_num_seqs` sequences (as stated, else 256, or on the V1 engine its default for the card:
+  1,024 on one of 70 GiB or more that is not an A100) whose last-token logits are then sampled: the
   larger of the forward pass and the sampling step (memory.md, "Serve jobs"). The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
   whole on each rank); on vLLM's V1 engine (its version, "V1", a `vX.Y` of 0.8 or later among

@@ -505,16 +505,26 @@ std::string hybrid_blocks_line(const Report& report) {
                        group_digits(report.assumptions.context),
                        group_digits(h.blocks_per_request), h.gpu);
   }
+  const auto verdict = [&](std::int64_t max_num_seqs) {
+    return max_num_seqs > h.blocks ? "is refused" : "starts";
+  };
+  std::string seqs;
+  if (h.max_num_seqs > 0) {
+    seqs = fmt::format("; max_num_seqs {} {}", group_digits(h.max_num_seqs),
+                       verdict(h.max_num_seqs));
+  }
+  // vLLM V1 defaults max_num_seqs to 1,024 on a card of 70 GiB or more other than the A100
+  // (EngineArgs.get_batch_defaults), where trace's --max-num-seqs default is 256.
+  const CardFit& card = report.cards.front();
+  if (card.memory_bytes >= 70 * k_gib && card.id.find("a100") == std::string::npos &&
+      h.max_num_seqs != 1024) {
+    seqs += fmt::format("; vLLM V1's default on this card, 1,024, {}", verdict(1024));
+  }
   return fmt::format(
       "{}; the {} left on one {} hold {} blocks, {} request(s) of {} tokens at {} blocks each{}",
       layout, format_bytes(h.pool_bytes), h.gpu, group_digits(h.blocks),
       group_digits(h.max_requests), group_digits(report.assumptions.context),
-      group_digits(h.blocks_per_request),
-      h.max_num_seqs == 0 ? std::string()
-                          : fmt::format("; max_num_seqs {} {}", group_digits(h.max_num_seqs),
-                                        h.max_num_seqs > h.blocks
-                                            ? "is refused (more than the blocks)"
-                                            : "starts"));
+      group_digits(h.blocks_per_request), seqs);
 }
 
 std::string concurrency_line(const Report& report) {

@@ -700,6 +700,13 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
          (date && *date >= std::pair{2025, 4} && !std::regex_search(framework_text, v0_engine));
   }
   row.engine_v1 = v1;
+  // V1's default max_num_seqs depends on the card (EngineArgs.get_batch_defaults): 1,024 on one
+  // of 70 GiB or more that is not an A100 (H100, H200, MI300X), else 256.
+  if (v1 && !row.engine_max_num_seqs) {
+    const std::string card = to_lower(cell["job_gpu"] + " " + cell["gpu"]);
+    const bool large = row.usable_gib >= 70 && card.find("a100") == std::string::npos;
+    row.engine_max_num_seqs = large ? 1024 : 256;
+  }
   if (engine_text.find("vllm_mla_disable=1") != std::string::npos) {
     row.engine_mla_cache = MlaCache::per_head_padded;
   }

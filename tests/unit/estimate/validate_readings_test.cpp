@@ -843,3 +843,23 @@ TEST_CASE("vLLM V1 refuses a hybrid model whose blocks are fewer than max_num_se
   CHECK_FALSE(fits("vLLM 0.20.1", "1000000"));
   CHECK(fits("vLLM 0.20.1 --enforce-eager", "1000000"));
 }
+
+TEST_CASE("vLLM V1's default max_num_seqs depends on the card", "[validate][kv]") {
+  // EngineArgs.get_batch_defaults: 1,024 on a card of 70 GiB or more that is not an A100, else
+  // 256; a stated value stands, and V0 rows keep trace's --max-num-seqs.
+  const auto max_num_seqs = [](const std::string& framework, const std::string& gpu,
+                               const std::string& usable, const std::string& micro_batch) {
+    const std::string csv =
+        "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+        "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+        "framework,job_gpu,micro_batch\n1,org/tiny,tiny.json,kv_capacity,4096,1,1,single,bf16,"
+        "bf16_pure,none," +
+        usable + ",,0," + framework + "," + gpu + "," + micro_batch + "\n";
+    return trace::parse_measured_csv(csv).at(0).engine_max_num_seqs;
+  };
+  CHECK(max_num_seqs("vLLM 0.10.0", "h100-80gb", "79.22", "") == 1024);
+  CHECK(max_num_seqs("vLLM 0.10.0", "a100-80gb", "79.3", "") == 256);
+  CHECK(max_num_seqs("vLLM 0.10.0", "l4", "22.16", "") == 256);
+  CHECK(max_num_seqs("vLLM 0.10.0", "h100-80gb", "79.22", "max_num_seqs 64") == 64);
+  CHECK_FALSE(max_num_seqs("vLLM 0.6.3", "h100-80gb", "79.22", "").has_value());
+}
