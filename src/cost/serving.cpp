@@ -182,8 +182,7 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   // blocks and a state block per group, from the pool its GPU leaves for caches (docs/memory.md,
   // "vLLM's hybrid blocks"), which rounds each request up to whole blocks.
   const std::optional<HybridBlocks> hybrid =
-      vllm_hybrid_blocks(model, job.kv_dtype, effective_ssm_dtype(model, memory),
-                         memory.conv_state_bytes, serving_split(memory, plan.tp));
+      vllm_hybrid_blocks(model, job.kv_dtype, memory, serving_split(memory, plan.tp));
   const auto fits = [&](std::int64_t concurrency) {
     const std::optional<std::int64_t> peak = serve_peak(estimator, job, concurrency);
     if (!peak || *peak > budget) return false;
@@ -191,8 +190,7 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
     Job at = job;
     at.concurrency = concurrency;
     const MemoryBreakdown b = estimator.estimate(at).breakdown;
-    const std::int64_t pool = budget - (*peak - b.kv_cache - b.ssm_state);
-    return pool / hybrid->block_bytes() >=
+    return hybrid->blocks_in(budget - (*peak - b.kv_cache - b.ssm_state)) >=
            checked_mul(concurrency, hybrid->blocks_per_request(job.context), "the KV cache");
   };
   const std::optional<std::int64_t> one = serve_peak(estimator, job, 1);

@@ -15,6 +15,10 @@ std::int64_t HybridBlocks::block_bytes() const {
   return checked_mul(page_bytes, group_layers, "the KV cache");
 }
 
+std::int64_t HybridBlocks::blocks_in(std::int64_t pool_bytes) const {
+  return std::max<std::int64_t>(pool_bytes, 0) / std::max<std::int64_t>(block_bytes(), 1);
+}
+
 std::int64_t HybridBlocks::blocks_per_request(std::int64_t tokens) const {
   const std::int64_t attention = checked_mul(ceil_div(tokens, block_tokens), attention_groups);
   const std::int64_t window = checked_mul(
@@ -71,6 +75,13 @@ std::optional<HybridBlocks> vllm_hybrid_blocks(const ModelDescription& model, Dt
   blocks.window_groups = ceil_div(window_layers, blocks.group_layers);
   blocks.state_groups = ceil_div(state_layers, blocks.group_layers);
   return blocks;
+}
+
+std::optional<HybridBlocks> vllm_hybrid_blocks(const ModelDescription& model, Dtype kv_dtype,
+                                               const MemoryAssumptions& assumptions,
+                                               const KvSplit& split) {
+  return vllm_hybrid_blocks(model, kv_dtype, effective_ssm_dtype(model, assumptions),
+                            assumptions.conv_state_bytes, split);
 }
 
 }  // namespace trace

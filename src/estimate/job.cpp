@@ -104,12 +104,8 @@ std::string describe_preference(const Job& job) {
       const char* kind = job.preference == Preference::dpo ? "DPO pairs" : "KTO";
       if (job.reference_precomputed) return fmt::format("{}, reference precomputed", kind);
       if (job.mode != JobMode::full) return fmt::format("{}, reference without adapters", kind);
-      return fmt::format(
-          "{}, reference copy {}", kind,
-          job.reference_dtype ? dtype_info(*job.reference_dtype).name
-          : job.precision == Precision::fp32 || job.precision == Precision::mixed ? "fp32"
-          : job.precision == Precision::fp16_pure                                 ? "fp16"
-                                                                                  : "bf16");
+      return fmt::format("{}, reference copy {}", kind,
+                         dtype_info(reference_dtype_of(job)).name);
     }
   }
   return "";
@@ -305,6 +301,17 @@ bool has_reference(Preference preference) {
 
 bool reference_in_step(const Job& job) {
   return has_reference(job.preference) && !job.reference_precomputed;
+}
+
+Dtype reference_dtype_of(const Job& job) {
+  if (job.reference_dtype) return *job.reference_dtype;
+  switch (job.precision) {
+    case Precision::fp32:
+    case Precision::mixed: return Dtype::fp32;
+    case Precision::fp16_pure: return Dtype::fp16;
+    case Precision::bf16_pure: return Dtype::bf16;
+  }
+  return Dtype::fp32;
 }
 
 std::optional<Sharding> parse_sharding(std::string_view text) {

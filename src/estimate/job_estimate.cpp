@@ -437,14 +437,13 @@ void JobPass::training_state() {
       factored = checked_add(factored, std::max<std::int64_t>(trainable - matrix_values, 0));
     }
     if (reference_in_step(job)) {
-      // DPO's or KTO's reference model, frozen: TRL deep-copies the policy (to v0.28) or reloads it in
-      // fp32 unless told a dtype (v0.29 on), so it is held as the policy's parameters are (fp32
-      // under mixed precision) unless --ref-dtype says otherwise; sharded as the policy's
-      // weights are (ZeRO-3 and FSDP prepare it like the policy, ZeRO-1/2 hold it whole).
-      const std::int64_t reference_bytes =
-          job.reference_dtype ? bytes_for(total, *job.reference_dtype)
-                              : checked_mul(total, bytes.weight, "the reference model");
-      b.weights = checked_add(b.weights, reference_bytes, "the reference model");
+      // DPO's or KTO's reference model, frozen: TRL deep-copies the policy (to v0.28) or
+      // reloads it in fp32 unless told a dtype (v0.29 on), so it is held as the policy's
+      // parameters are (fp32 under mixed precision) unless --ref-dtype says otherwise; sharded
+      // as the policy's weights are (ZeRO-3 and FSDP prepare it like the policy, ZeRO-1/2 hold
+      // it whole).
+      b.weights =
+          checked_add(b.weights, bytes_for(total, reference_dtype_of(job)), "the reference model");
     }
   }
   estimate.trainable_params = trainable;

@@ -15,9 +15,6 @@ Dtype default_serving_dtype(const ModelDescription& model) {
 
 namespace {
 
-// vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
-// the budget less the serve mode's fixed terms (weights, overheads, the prefill or sampling
-// transient).
 // A hybrid serve job on its card: vLLM V1's blocks in what the GPU leaves for caches (its
 // budget less the job's peak without KV and state); with --max-num-seqs above them vLLM
 // refuses to start, and the job does not fit.
@@ -26,13 +23,11 @@ void check_hybrid_blocks(const Report& report, JobVerdict& verdict) {
   const Job& job = verdict.job;
   if (job.pp != 1) return;
   const std::optional<HybridBlocks> layout =
-      vllm_hybrid_blocks(report.model, job.kv_dtype, effective_ssm_dtype(report.model, a),
-                         a.conv_state_bytes, serving_split(a, job.tp, job.pp));
+      vllm_hybrid_blocks(report.model, job.kv_dtype, a, serving_split(a, job.tp, job.pp));
   if (!layout) return;
   const MemoryBreakdown& b = verdict.breakdown;
-  const std::int64_t fixed = verdict.peak_bytes() - b.kv_cache - b.ssm_state;
   const std::int64_t blocks =
-      std::max<std::int64_t>(0, verdict.budget_bytes - fixed) / layout->block_bytes();
+      layout->blocks_in(verdict.budget_bytes - (verdict.peak_bytes() - b.kv_cache - b.ssm_state));
   verdict.hybrid_blocks = blocks;
   if (a.max_num_seqs > blocks) {
     verdict.fits = false;
@@ -43,18 +38,20 @@ void check_hybrid_blocks(const Report& report, JobVerdict& verdict) {
   }
 }
 
+// vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
+// the budget less the serve mode's fixed terms (weights, overheads, the prefill or sampling
+// transient).
 std::optional<HybridCapacity> hybrid_capacity(const Report& report) {
   const MemoryAssumptions& a = report.assumptions;
   const std::optional<HybridBlocks> layout =
-      vllm_hybrid_blocks(report.model, a.kv_dtype, effective_ssm_dtype(report.model, a),
-                         a.conv_state_bytes, serving_split(a));
+      vllm_hybrid_blocks(report.model, a.kv_dtype, a, serving_split(a));
   if (!layout || report.cards.empty()) return std::nullopt;
   HybridCapacity capacity;
   capacity.layout = *layout;
   capacity.gpu = report.cards.front().id;
   capacity.pool_bytes = std::max<std::int64_t>(
       0, report.cards.front().budget_bytes - report.memory.serve.fixed_bytes);
-  capacity.blocks = capacity.pool_bytes / layout->block_bytes();
+  capacity.blocks = layout->blocks_in(capacity.pool_bytes);
   capacity.blocks_per_request = layout->blocks_per_request(a.context);
   capacity.max_requests = capacity.blocks / std::max<std::int64_t>(capacity.blocks_per_request, 1);
   capacity.max_num_seqs = a.max_num_seqs;

@@ -211,11 +211,10 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
       // them (each running sequence holds a state block).
       const std::optional<HybridBlocks> hybrid =
           row.engine_v1 && job.pp == 1
-              ? vllm_hybrid_blocks(model, Dtype::bf16, effective_ssm_dtype(model, engine_memory),
-                                   engine_memory.conv_state_bytes, kv_split)
+              ? vllm_hybrid_blocks(model, Dtype::bf16, engine_memory, kv_split)
               : std::nullopt;
       if (hybrid) {
-        const std::int64_t blocks = std::max<std::int64_t>(kv_pool, 0) / hybrid->block_bytes();
+        const std::int64_t blocks = hybrid->blocks_in(kv_pool);
         const std::int64_t max_num_seqs = row.engine_max_num_seqs.value_or(a.memory.max_num_seqs);
         result.predicted_fit = blocks >= hybrid->blocks_per_request(max_len) &&
                                (row.engine_eager || blocks >= max_num_seqs);

@@ -24,6 +24,8 @@ struct HybridBlocks {
   std::int64_t state_groups = 0;      ///< groups of state layers
   /// Bytes one block id takes: a page in each layer of a group.
   std::int64_t block_bytes() const;
+  /// Block ids a pool of `pool_bytes` holds (0 for an empty or negative pool).
+  std::int64_t blocks_in(std::int64_t pool_bytes) const;
   /// Block ids one request of `tokens` holds: its tokens' pages in each attention group (its
   /// window's in a sliding-window group), one state page per state group.
   std::int64_t blocks_per_request(std::int64_t tokens) const;
@@ -34,5 +36,9 @@ struct HybridBlocks {
 std::optional<HybridBlocks> vllm_hybrid_blocks(const ModelDescription& model, Dtype kv_dtype,
                                                Dtype ssm_dtype, std::int64_t conv_state_bytes,
                                                const KvSplit& split, std::int64_t alignment = 16);
+/// The same with the SSM state of `assumptions` (effective_ssm_dtype, conv_state_bytes).
+std::optional<HybridBlocks> vllm_hybrid_blocks(const ModelDescription& model, Dtype kv_dtype,
+                                               const MemoryAssumptions& assumptions,
+                                               const KvSplit& split);
 
 }  // namespace trace

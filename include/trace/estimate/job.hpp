@@ -292,6 +292,9 @@ std::int64_t sequences_per_item(const Job& job);
 bool has_reference(Preference preference);
 /// The reference runs in every step: DPO or KTO without precomputed log-probabilities.
 bool reference_in_step(const Job& job);
+/// The dtype a full fine-tune holds its reference model in: --ref-dtype, else as the policy's
+/// parameters are held (fp32 under fp32 and mixed precision, else the half dtype).
+Dtype reference_dtype_of(const Job& job);
 std::optional<Sharding> parse_sharding(std::string_view text);
 
 }  // namespace trace
