@@ -48,15 +48,29 @@ double routed_share_touched(const std::vector<MoeLayer>& layers, double tokens) 
 }
 
 
-std::optional<std::int64_t> serve_peak(const JobEstimator& estimator, Job job,
+// A serve job at `concurrency`: its per-GPU peak (CUDA context included) and the KV cache and
+// SSM state inside it; nullopt when the job is out of range (it then fits no card).
+struct ServePeak {
+  std::int64_t peak = 0;
+  std::int64_t caches = 0;  ///< KV cache + SSM state
+};
+
+std::optional<ServePeak> serve_peak_of(const JobEstimator& estimator, Job job,
                                        std::int64_t concurrency) {
   job.concurrency = concurrency;
   try {
-    return checked_add(estimator.estimate(job).breakdown.total(),
-                       estimator.assumptions().cuda_context_bytes);
+    const MemoryBreakdown b = estimator.estimate(job).breakdown;
+    return ServePeak{checked_add(b.total(), estimator.assumptions().cuda_context_bytes),
+                     checked_add(b.kv_cache, b.ssm_state)};
   } catch (const ConfigError&) {
     return std::nullopt;
   }
+}
+
+std::optional<std::int64_t> serve_peak(const JobEstimator& estimator, const Job& job,
+                                       std::int64_t concurrency) {
+  const std::optional<ServePeak> at = serve_peak_of(estimator, job, concurrency);
+  return at ? std::optional<std::int64_t>(at->peak) : std::nullopt;
 }
 
 }  // namespace
@@ -184,14 +198,11 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   const std::optional<HybridBlocks> hybrid =
       vllm_hybrid_blocks(model, job.kv_dtype, memory, serving_split(memory, plan.tp));
   const auto fits = [&](std::int64_t concurrency) {
-    const std::optional<std::int64_t> peak = serve_peak(estimator, job, concurrency);
-    if (!peak || *peak > budget) return false;
-    if (!hybrid) return true;
-    Job at = job;
-    at.concurrency = concurrency;
-    const MemoryBreakdown b = estimator.estimate(at).breakdown;
-    return hybrid->blocks_in(budget - (*peak - b.kv_cache - b.ssm_state)) >=
-           checked_mul(concurrency, hybrid->blocks_per_request(job.context), "the KV cache");
+    const std::optional<ServePeak> at = serve_peak_of(estimator, job, concurrency);
+    if (!at || at->peak > budget) return false;
+    return !hybrid ||
+           hybrid->blocks_in(budget - (at->peak - at->caches)) >=
+               checked_mul(concurrency, hybrid->blocks_per_request(job.context), "the KV cache");
   };
   const std::optional<std::int64_t> one = serve_peak(estimator, job, 1);
   if (!one || *one > budget) {

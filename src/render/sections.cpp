@@ -236,30 +236,24 @@ Table memory_table(const Report& report) {
   const auto shown = [&](std::string_view mode) {
     return report.only_mode.empty() || report.only_mode == mode;
   };
-  // A preference job's pairs and reference, before the rest of the label.
-  std::string preference;
-  if (report.training && report.training->preference != Preference::none) {
+  // A preference job's pairs and reference as `mode` holds them, before the rest of the label.
+  const auto preference = [&](JobMode mode) -> std::string {
+    if (!report.training || report.training->preference == Preference::none) return "";
     Job shown_as = *report.training;
-    shown_as.mode = JobMode::full;
-    preference = describe_preference(shown_as) + ", ";
-  }
+    shown_as.mode = mode;
+    return describe_preference(shown_as) + ", ";
+  };
   if (shown("full")) {
-    row(fmt::format("full fine-tune ({}{}, batch {})", preference,
+    row(fmt::format("full fine-tune ({}{}, batch {})", preference(JobMode::full),
                     report.training ? describe_training(*report.training) : "AdamW, bf16 mixed",
                     a.batch),
         report.memory.full_finetune);
-  }
-  if (report.training && report.training->preference != Preference::none) {
-    Job shown_as = *report.training;
-    shown_as.mode = JobMode::lora;
-    shown_as.reference_dtype.reset();
-    preference = describe_preference(shown_as) + ", ";
   }
   if (shown("lora")) {
     // A quantized checkpoint's LoRA base is held as stored (make_report: base_from_checkpoint).
     const std::optional<Quantization>& stored = report.model.quantization;
     const bool held_as_stored = stored && lora_keeps_stored_base(*stored);
-    row(fmt::format("LoRA r={} ({}base {}, batch {})", a.lora_rank, preference,
+    row(fmt::format("LoRA r={} ({}base {}, batch {})", a.lora_rank, preference(JobMode::lora),
                     !stored || !held_as_stored                ? dtype_info(a.lora_base_dtype).name
                     : stored->format == QuantFormat::bnb_4bit ? std::string("nf4")
                                                                 : report.storage.format,
