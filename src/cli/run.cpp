@@ -63,6 +63,15 @@ struct PlanOptions {
   std::string preference = "none";
   bool reference_precomputed = false;
   std::string reference_dtype;
+  // online RL (TRL's GRPOTrainer)
+  std::string rl = "none";
+  std::int64_t completion_len = 256;
+  std::string generator = "transformers";
+  std::int64_t generation_batch = 0;
+  double beta = 0.0;
+  double vllm_memory_utilization = 0.3;
+  bool vllm_sleep = false;
+  bool no_ds3_gather = false;
   double lora_dropout = 0.0;
   bool nf4_single_quant = false;
   bool nf4_one_pass = false;
@@ -328,6 +337,36 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "DPO / KTO full fine-tune: the reference model's dtype; default: as the policy's "
                  "parameters are held (fp32 under --precision fp32 and mixed, else bf16 or "
                  "fp16); DeepSpeed casts it to bf16");
+  app.add_option("--rl", options.rl,
+                 "online RL (TRL's GRPOTrainer): grpo trains on completions it generates; "
+                 "--seq-len is prompt + completion, the loss runs over the completion only")
+      ->capture_default_str();
+  app.add_option("--completion-len", options.completion_len,
+                 "GRPO: completion tokens per sequence (max_completion_length)")
+      ->capture_default_str();
+  app.add_option("--generator", options.generator,
+                 "GRPO: where completions are generated: transformers (the policy's generate() "
+                 "on the training GPUs), vllm-colocate (a vLLM engine on each training GPU, "
+                 "taking --vllm-memory-utilization of it; needs --gpu), vllm-server (GPUs of "
+                 "its own: plan them with --mode serve)")
+      ->capture_default_str();
+  app.add_option("--generation-batch", options.generation_batch,
+                 "GRPO: sequences generated at once per GPU; default --batch x --grad-accum "
+                 "(TRL's steps_per_generation)");
+  app.add_option("--beta", options.beta,
+                 "GRPO: the KL coefficient; above 0 a reference model is held (a copy in a full "
+                 "fine-tune, the base without adapters in LoRA)")
+      ->capture_default_str();
+  app.add_option("--vllm-memory-utilization", options.vllm_memory_utilization,
+                 "GRPO with --generator vllm-colocate: the share of each card its engine takes "
+                 "(TRL's vllm_gpu_memory_utilization)")
+      ->capture_default_str();
+  app.add_flag("--vllm-sleep", options.vllm_sleep,
+               "GRPO with --generator vllm-colocate: the engine sleeps while the policy trains "
+               "(vllm_enable_sleep_mode)");
+  app.add_flag("--no-ds3-gather", options.no_ds3_gather,
+               "GRPO under DeepSpeed ZeRO-3 with transformers' generate(): do not gather the "
+               "whole model for generation (ds3_gather_for_generation False)");
   // The frameworks' switches that change what a job keeps (docs/memory.md, "Jobs").
   struct Switch {
     const char* name;
@@ -455,7 +494,64 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
 }
 
 // The job the flags describe, for `mode` (full, lora, qlora, serve).
-Job make_job(const PlanOptions& options, const std::string& mode) {
+// GRPO's settings (--rl grpo); nullopt without --rl. `card_usable_bytes`: the one --gpu card's
+// memory, which a colocated vLLM engine takes its share of (0 when not exactly one card).
+std::optional<OnlineRl> make_online_rl(const PlanOptions& options, std::int64_t card_usable_bytes) {
+  const std::string kind = to_lower(options.rl);
+  if (kind == "none") {
+    if (options.generator != "transformers" || options.generation_batch != 0 ||
+        options.beta != 0.0 || options.vllm_sleep || options.no_ds3_gather ||
+        options.completion_len != 256 || options.vllm_memory_utilization != 0.3) {
+      throw ConfigError(
+          "--completion-len, --generator, --generation-batch, --beta, "
+          "--vllm-memory-utilization, --vllm-sleep and --no-ds3-gather are GRPO's: give --rl grpo");
+    }
+    return std::nullopt;
+  }
+  if (kind != "grpo") {
+    throw ConfigError(fmt::format(
+        "--rl '{}' is not known; use grpo (PPO and RLOO, with value or reward models beside the "
+        "policy, are not modelled)",
+        options.rl));
+  }
+  OnlineRl rl;
+  rl.completion_len = options.completion_len;
+  const std::optional<Generator> generator = parse_generator(options.generator);
+  if (!generator) {
+    throw ConfigError(fmt::format(
+        "--generator '{}' is not known; use transformers, vllm-colocate or vllm-server",
+        options.generator));
+  }
+  rl.generator = *generator;
+  rl.generation_batch = options.generation_batch;
+  if (!(options.beta >= 0.0 && options.beta < 1e6)) {
+    throw ConfigError(fmt::format("--beta = {} is out of range (0 or more)", options.beta));
+  }
+  rl.reference = options.beta > 0.0;
+  rl.engine_sleeps = options.vllm_sleep;
+  rl.zero3_gathers = !options.no_ds3_gather;
+  if (rl.generator == Generator::vllm_colocate) {
+    const double share = options.vllm_memory_utilization;
+    if (!(share > 0.0 && share < 1.0)) {
+      throw ConfigError(fmt::format(
+          "--vllm-memory-utilization = {} is out of range (above 0, below 1)", share));
+    }
+    if (card_usable_bytes <= 0) {
+      throw ConfigError(
+          "--generator vllm-colocate takes a share of the card's memory "
+          "(--vllm-memory-utilization x the card): give one --gpu");
+    }
+    rl.engine_bytes =
+        static_cast<std::int64_t>(std::floor(share * static_cast<double>(card_usable_bytes)));
+  } else if (options.vllm_memory_utilization != 0.3 || options.vllm_sleep) {
+    throw ConfigError(
+        "--vllm-memory-utilization and --vllm-sleep are for --generator vllm-colocate");
+  }
+  return rl;
+}
+
+Job make_job(const PlanOptions& options, const std::string& mode,
+             std::int64_t card_usable_bytes) {
   Job job;
   const auto need = [](auto parsed, const std::string& flag, const std::string& value,
                        const char* allowed) {
@@ -481,9 +577,13 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
                                   options.qlora_kernel));
   }
   job.bnb_matmul_keeps_inputs = options.qlora_kernel == "bnb";
+  if (to_lower(options.preference) == "grpo") {
+    throw ConfigError("--preference grpo: GRPO is online RL, not preference pairs; use --rl grpo");
+  }
   job.preference = need(parse_preference(options.preference), "--preference", options.preference,
                         "none, dpo, orpo, simpo, cpo, kto");
   job.reference_precomputed = options.reference_precomputed;
+  job.rl = make_online_rl(options, card_usable_bytes);
   if (!options.reference_dtype.empty()) {
     job.reference_dtype = require_dtype(options.reference_dtype, "--ref-dtype");
   }
@@ -547,6 +647,7 @@ Job make_job(const PlanOptions& options, const std::string& mode) {
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
+  if (job.rl && fsdp) job.rl->zero3_gathers = false;  // FSDP gathers layer by layer
   job.pipeline_by_memory = options.pp_split == "memory";
   if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {
     throw ConfigError("--grad-accum must lie in 1..1048576");
@@ -679,8 +780,14 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
     throw ConfigError(
         "--train-mtp is for training jobs (serving loads MTP layers with --serve-mtp)");
   }
-  if (options.plan_mode != "all") request.job = make_job(options, options.plan_mode);
-  request.training = make_job(options, "full");
+  // A colocated vLLM engine (GRPO) takes a share of the one card named.
+  const GpuSpec* one_card =
+      options.gpus.size() == 1 ? find_gpu(gpus, options.gpus.front()) : nullptr;
+  const std::int64_t card_usable_bytes = one_card ? one_card->memory_bytes_usable : 0;
+  if (options.plan_mode != "all") {
+    request.job = make_job(options, options.plan_mode, card_usable_bytes);
+  }
+  request.training = make_job(options, "full", card_usable_bytes);
   request.cost = options.cost;
   if (!options.compute_dtype.empty()) {
     request.cost.training_compute = parse_compute_dtype(options.compute_dtype);
@@ -865,7 +972,8 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
         // so is a preference job's pairs and reference
         : job.preference != Preference::none
             ? fmt::format("{} ({})", options.check_mode, describe_preference(job))
-            : options.check_mode,
+        : job.rl ? fmt::format("{} ({})", options.check_mode, describe_rl(job))
+                 : options.check_mode,
         job.gpus, verdict.gpu, format_bytes(verdict.peak_bytes()),
         format_bytes(verdict.usable_bytes), format_bytes(verdict.budget_bytes),
         100.0 * report.assumptions.headroom_fraction);

@@ -15,6 +15,38 @@
 
 namespace trace {
 
+namespace {
+
+void validate_online_rl(const Job& job) {
+  const OnlineRl& rl = *job.rl;
+  if (job.mode == JobMode::serve) {
+    throw ConfigError("--rl is for training jobs (--mode full, lora or qlora)");
+  }
+  if (job.preference != Preference::none) {
+    throw ConfigError("--rl grpo and --preference are different trainers: give one of them");
+  }
+  if (rl.completion_len < 1 || rl.completion_len > job.seq_len) {
+    throw ConfigError(fmt::format(
+        "--completion-len = {} is out of range (1..--seq-len {}: --seq-len is the prompt and "
+        "the completion together)",
+        rl.completion_len, job.seq_len));
+  }
+  if (rl.generation_batch < 0 || rl.generation_batch > k_max_training_batch) {
+    throw ConfigError(fmt::format("--generation-batch = {} is out of range (1..{})",
+                                  rl.generation_batch, k_max_training_batch));
+  }
+  if (rl.generator == Generator::vllm_colocate && rl.engine_bytes <= 0) {
+    throw ConfigError(
+        "--generator vllm-colocate takes a share of the card's memory "
+        "(--vllm-memory-utilization x the card): give --gpu");
+  }
+  if (rl.generator != Generator::vllm_colocate && (rl.engine_bytes != 0 || rl.engine_sleeps)) {
+    throw ConfigError("--vllm-sleep is for --generator vllm-colocate");
+  }
+}
+
+}  // namespace
+
 void validate_job(const Job& job) {
   const auto check = [](std::int64_t value, std::int64_t max, const char* flag) {
     if (value < 1 || value > max) {
@@ -43,8 +75,13 @@ void validate_job(const Job& job) {
   if (job.preference != Preference::none && job.mode == JobMode::serve) {
     throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
   }
-  if ((job.reference_precomputed || job.reference_dtype) && !has_reference(job.preference)) {
-    throw ConfigError(fmt::format("{} needs --preference dpo or kto (they run a reference model)",
+  if (job.reference_precomputed && !has_reference(job.preference)) {
+    throw ConfigError("--precompute-ref-log-probs needs --preference dpo or kto (they run a "
+                      "reference model in every step)");
+  }
+  if (job.reference_dtype && !has_reference(job.preference) && !(job.rl && job.rl->reference)) {
+    throw ConfigError(fmt::format("{} needs --preference dpo or kto, or --rl grpo with --beta "
+                                  "above 0 (they hold a reference model)",
                                   job.reference_precomputed ? "--precompute-ref-log-probs"
                                                             : "--ref-dtype"));
   }
@@ -53,6 +90,7 @@ void validate_job(const Job& job) {
         "--ref-dtype sizes a full fine-tune's reference copy; LoRA's reference is the base "
         "without its adapters");
   }
+  if (job.rl) validate_online_rl(job);
 }
 
 const char* data_parallel_label(const Job& job) {
@@ -111,6 +149,27 @@ std::string describe_preference(const Job& job) {
   return "";
 }
 
+std::string describe_rl(const Job& job) {
+  if (!job.rl) return "";
+  const OnlineRl& rl = *job.rl;
+  std::string text = fmt::format("GRPO {}-token completions, ", rl.completion_len);
+  switch (rl.generator) {
+    case Generator::transformers:
+      text += fmt::format("transformers generate x {}", generation_batch_of(job));
+      break;
+    case Generator::vllm_colocate:
+      text += rl.engine_sleeps ? "vLLM colocated, sleeping in training" : "vLLM colocated";
+      break;
+    case Generator::vllm_server: text += "vLLM server"; break;
+  }
+  if (rl.reference) {
+    text += job.mode == JobMode::full
+                ? fmt::format(", reference copy {}", dtype_info(reference_dtype_of(job)).name)
+                : ", reference without adapters";
+  }
+  return text;
+}
+
 std::string describe_job(const Job& job, OneGpu one_gpu) {
   std::vector<std::string> parts;
   const auto add = [&](std::string part) { parts.push_back(std::move(part)); };
@@ -128,6 +187,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     if (job.lora_dropout > 0) add(fmt::format("dropout {:g}", job.lora_dropout));
     add(fmt::format("{} x {} tokens", job.seq_len, job.batch));
     if (job.preference != Preference::none) add(describe_preference(job));
+    if (job.rl) add(describe_rl(job));
   }
   if (job.checkpoint_base && job.mode != JobMode::serve) {
     add("the checkpoint's quantized base");
@@ -301,6 +361,35 @@ bool has_reference(Preference preference) {
 
 bool reference_in_step(const Job& job) {
   return has_reference(job.preference) && !job.reference_precomputed;
+}
+
+bool holds_reference_model(const Job& job) {
+  return job.mode == JobMode::full && (reference_in_step(job) || (job.rl && job.rl->reference));
+}
+
+std::int64_t generation_batch_of(const Job& job) {
+  if (!job.rl) return 0;
+  if (job.rl->generation_batch > 0) return job.rl->generation_batch;
+  return checked_mul(job.batch, job.grad_accum, "the generation batch");
+}
+
+std::optional<Generator> parse_generator(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "transformers" || t == "hf" || t == "generate") return Generator::transformers;
+  if (t == "vllm-colocate" || t == "vllm_colocate" || t == "colocate") {
+    return Generator::vllm_colocate;
+  }
+  if (t == "vllm-server" || t == "vllm_server" || t == "server") return Generator::vllm_server;
+  return std::nullopt;
+}
+
+const char* generator_name(Generator generator) {
+  switch (generator) {
+    case Generator::transformers: return "transformers";
+    case Generator::vllm_colocate: return "vllm-colocate";
+    case Generator::vllm_server: return "vllm-server";
+  }
+  return "transformers";
 }
 
 Dtype reference_dtype_of(const Job& job) {

@@ -217,6 +217,19 @@ void JobPass::activations_and_logits() {
   // alive together until backward (Megatron's MTP loss).
   b.logits = ceil_div(
       checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
+  if (job.rl) {
+    // GRPO takes per-token log-probabilities over the completion only (logits_to_keep), in the
+    // logits' own dtype, row by row (TRL's selective_log_softmax); the loss's backward holds
+    // rl_logits_copies of them. Liger's fused GRPO loss (--loss cut) never materialises them.
+    const std::int64_t completion_tokens =
+        checked_mul(job.rl->completion_len, sequences, "the logits");
+    b.logits = job.loss == LossImpl::cut
+                   ? 0
+                   : ceil_div(checked_product({model.vocab_size, completion_tokens,
+                                               a.rl_logits_copies, act},
+                                              "the logits"),
+                              job.tp);
+  }
   if (reference_in_step(job)) {
     // The reference's forward (DPO, KTO) runs after the policy's, under no_grad, while
     // everything the policy saved for backward is alive: its logits over the step's sequences

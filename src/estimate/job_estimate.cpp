@@ -191,6 +191,7 @@ JobEstimate JobEstimator::estimate(const Job& job) const {
     pass.training_state();
     pass.shard_training_state();
     pass.activations_and_logits();
+    pass.online_rl_generation();
   }
   return pass.estimate;
 }
@@ -436,8 +437,8 @@ void JobPass::training_state() {
       }
       factored = checked_add(factored, std::max<std::int64_t>(trainable - matrix_values, 0));
     }
-    if (reference_in_step(job)) {
-      // DPO's or KTO's reference model, frozen: TRL deep-copies the policy (to v0.28) or
+    if (holds_reference_model(job)) {
+      // DPO's, KTO's or GRPO's reference model, frozen: TRL deep-copies the policy (to v0.28) or
       // reloads it in fp32 unless told a dtype (v0.29 on), so it is held as the policy's
       // parameters are (fp32 under mixed precision) unless --ref-dtype says otherwise; sharded
       // as the policy's weights are (ZeRO-3 and FSDP prepare it like the policy, ZeRO-1/2 hold

@@ -112,6 +112,9 @@ struct JobPass {
   // What the step saves for backward, its logits, and the peaks above the forward pass: the
   // optimizer step's temporary, one-pass nf4 quantization at setup (job_activations.cpp).
   void activations_and_logits();
+  // Online RL: what generating completions holds beside the step, a colocated engine's share
+  // or the generation phase's excess over the step (job_generation.cpp).
+  void online_rl_generation();
 
   const ModelDescription& model;
   const ParameterCount& params;

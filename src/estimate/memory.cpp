@@ -225,7 +225,8 @@ void validate_assumptions(const MemoryAssumptions& a) {
 std::int64_t MemoryBreakdown::total() const {
   std::int64_t sum = 0;
   for (const std::int64_t term :
-       {weights, gradients, optimizer, activations, logits, kv_cache, ssm_state, overhead}) {
+       {weights, gradients, optimizer, activations, logits, kv_cache, ssm_state, overhead,
+        generation}) {
     sum = checked_add(sum, term, "a memory total");
   }
   return sum;

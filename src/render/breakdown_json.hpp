@@ -10,7 +10,7 @@ namespace trace {
 inline nlohmann::ordered_json breakdown_json(const MemoryBreakdown& b) {
   return {{"weights", b.weights},         {"gradients", b.gradients}, {"optimizer", b.optimizer},
           {"activations", b.activations}, {"logits", b.logits},       {"kv_cache", b.kv_cache},
-          {"ssm_state", b.ssm_state},     {"overhead", b.overhead}};
+          {"ssm_state", b.ssm_state},     {"overhead", b.overhead},   {"generation", b.generation}};
 }
 
 }  // namespace trace

@@ -203,7 +203,8 @@ std::pair<std::string, std::vector<std::pair<std::string, std::int64_t>>> memory
            {"logits", b.logits},
            {"KV cache", b.kv_cache},
            {"SSM state", b.ssm_state},
-           {overhead_label(report), b.overhead}}};
+           {overhead_label(report), b.overhead},
+           {"generation (GRPO)", b.generation}}};
 }
 
 }  // namespace trace::sections

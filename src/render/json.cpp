@@ -163,6 +163,20 @@ Json preference_json(const Job& job) {
                                                           : "base without adapters"}};
 }
 
+// A GRPO job: its completions, where they are generated and what a colocated engine takes.
+Json rl_json(const Job& job) {
+  const OnlineRl& rl = *job.rl;
+  return {{"kind", "grpo"},
+          {"completion_tokens", rl.completion_len},
+          {"generator", generator_name(rl.generator)},
+          {"generation_batch", generation_batch_of(job)},
+          {"reference", !rl.reference               ? "none"
+                        : job.mode == JobMode::full ? "copy"
+                                                    : "base without adapters"},
+          {"engine_bytes", rl.engine_bytes},
+          {"engine_sleeps", rl.engine_sleeps}};
+}
+
 }  // namespace
 
 std::string render_json(const Report& report) {
@@ -313,6 +327,7 @@ std::string render_json(const Report& report) {
     estimate["gpus"] = v.job.gpus;
     estimate["read_as"] = describe_job(v.job, OneGpu::named);
     if (v.job.preference != Preference::none) estimate["preference"] = preference_json(v.job);
+    if (v.job.rl) estimate["rl"] = rl_json(v.job);
     estimate["peak_bytes"] = v.peak_bytes();
     estimate["breakdown"] = breakdown_json(v.breakdown);
     if (!v.gpu.empty()) {
@@ -386,6 +401,7 @@ std::string render_check_json(const Report& report) {
   // scheme, or a dtype (the text line names a --quantize scheme beside the mode)
   if (v.job.mode == JobMode::serve) out["serve_dtype"] = report.serve_weight_format;
   if (v.job.preference != Preference::none) out["preference"] = preference_json(v.job);
+  if (v.job.rl) out["rl"] = rl_json(v.job);
   if (v.hybrid_blocks) out["hybrid_blocks"] = *v.hybrid_blocks;
   if (!v.refusal.empty()) out["refusal"] = v.refusal;
   return out.dump(2) + "\n";

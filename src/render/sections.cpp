@@ -225,12 +225,17 @@ Table memory_table(const Report& report) {
   Table table;
   table.header = {"mode",        "total",    "weights",   "gradients", "optimizer",
                   "activations", "KV cache", "SSM state", "overhead"};
+  // GRPO's generation (--rl grpo) gets a column of its own where a training row holds some.
+  const bool generation = report.memory.full_finetune.breakdown.generation > 0 ||
+                          report.memory.lora.breakdown.generation > 0;
+  if (generation) table.header.push_back("generation");
   const auto row = [&](std::string name, const ModeMemory& mode) {
     const MemoryBreakdown& b = mode.breakdown;
     table.rows.push_back({std::move(name), format_bytes(b.total()), format_bytes(b.weights),
                           format_bytes(b.gradients), format_bytes(b.optimizer),
                           format_bytes(b.activations), format_bytes(b.kv_cache),
                           format_bytes(b.ssm_state), format_bytes(b.overhead)});
+    if (generation) table.rows.back().push_back(format_bytes(b.generation));
   };
   const MemoryAssumptions& a = report.assumptions;
   const auto shown = [&](std::string_view mode) {
@@ -238,9 +243,11 @@ Table memory_table(const Report& report) {
   };
   // A preference job's pairs and reference as `mode` holds them, before the rest of the label.
   const auto preference = [&](JobMode mode) -> std::string {
-    if (!report.training || report.training->preference == Preference::none) return "";
+    if (!report.training) return "";
     Job shown_as = *report.training;
     shown_as.mode = mode;
+    if (shown_as.rl) return describe_rl(shown_as) + ", ";
+    if (report.training->preference == Preference::none) return "";
     return describe_preference(shown_as) + ", ";
   };
   if (shown("full")) {
@@ -424,6 +431,7 @@ std::string job_line(const Report& report) {
       format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
       format_bytes(b.logits), format_bytes(b.kv_cache), format_bytes(b.ssm_state),
       overhead_label(report), format_bytes(b.overhead));
+  if (b.generation > 0) line += fmt::format(" + generation {}", format_bytes(b.generation));
   if (!v.gpu.empty()) {
     line += fmt::format("; {} on {} (budget {})", v.fits ? "fits" : "does not fit", v.gpu,
                         format_bytes(v.budget_bytes));

@@ -5,6 +5,7 @@
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 #include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
 
 namespace trace {
 
@@ -36,6 +37,33 @@ void check_hybrid_blocks(const Report& report, JobVerdict& verdict) {
         "(--max-num-seqs {} starts; 0 for an engine without the check)",
         a.max_num_seqs, blocks, layout->block_tokens, blocks);
   }
+}
+
+// GRPO with a colocated vLLM engine: its share of the card must hold the engine's weights (the
+// serving format), its profile run, its CUDA graphs and one sequence's cache, or vLLM refuses to
+// start ("No available memory for the cache blocks").
+void check_colocated_engine(const Report& report, JobVerdict& verdict) {
+  const Job& job = verdict.job;
+  if (!job.rl || job.rl->generator != Generator::vllm_colocate) return;
+  const MemoryAssumptions& a = report.assumptions;
+  const MemoryBreakdown& serve = report.memory.serve.breakdown;
+  const KvSplit split = serving_split(a);
+  const std::int64_t one_sequence = checked_add(
+      kv_cache_bytes(report.model, job.seq_len, a.kv_dtype, split),
+      ssm_state_bytes(report.model, effective_ssm_dtype(report.model, a), a.conv_state_bytes,
+                      split),
+      "the engine's cache");
+  const std::int64_t needs = checked_add(
+      checked_add(serve.weights, serve.activations, "the engine"),
+      checked_add(a.cuda_graph_bytes, one_sequence, "the engine"), "the engine");
+  if (job.rl->engine_bytes >= needs) return;
+  verdict.fits = false;
+  verdict.refusal = fmt::format(
+      "vLLM's colocated share, {}, cannot hold its weights {}, profile run {}, CUDA graphs {} and "
+      "one {}-token sequence's cache {} ({} in all): raise --vllm-memory-utilization",
+      format_bytes(job.rl->engine_bytes), format_bytes(serve.weights),
+      format_bytes(serve.activations), format_bytes(a.cuda_graph_bytes), job.seq_len,
+      format_bytes(one_sequence), format_bytes(needs));
 }
 
 // vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
@@ -98,7 +126,16 @@ void add_cost(Report& report, const ReportRequest& request, const JobEstimator& 
   if (request.job && request.job->mode != JobMode::serve) job = *request.job;
   const RunSize size = request.run_size.value_or(default_run_size(report.assumptions.seq_len));
   job.seq_len = size.seq_len;
-  report.training_run = plan_training(estimator, job, size, request.cost, cards);
+  if (job.rl) {
+    // GRPO's steps wait on generating their completions, a decode-bound phase the roofline
+    // over training FLOPs does not time: no run time or cost rather than a wrong one.
+    report.notes.push_back(
+        "GRPO (--rl grpo): no training-run time or cost: generating the completions, which "
+        "trace does not time yet, takes much of each step; the memory estimates cover both "
+        "the generation and the training phase (docs/memory.md, \"Online RL\")");
+  } else {
+    report.training_run = plan_training(estimator, job, size, request.cost, cards);
+  }
   for (std::size_t i = 0; i < cards.size() && i < report.cards.size(); ++i) {
     if (i == 0 && request.serving_gpus_given) {
       report.serving.push_back(
@@ -287,6 +324,7 @@ Report make_report(std::string_view config_text, const ReportRequest& request,
                                             card.budget_bytes);
         verdict.max_seq_len = largest_fitting(estimator, job, JobKnob::seq_len,
                                               k_max_training_seq_len, card.budget_bytes);
+        check_colocated_engine(report, verdict);
       } else {
         verdict.max_concurrency = largest_fitting(estimator, job, JobKnob::concurrency,
                                                   k_max_concurrency, card.budget_bytes);

@@ -78,6 +78,34 @@ enum class Preference {
   kto,
 };
 
+/// Where online RL generates its completions (TRL's GRPOTrainer: use_vllm, vllm_mode).
+enum class Generator {
+  transformers,   ///< the policy's own generate() on the training GPUs (TRL's default)
+  vllm_colocate,  ///< a vLLM engine inside each training process, holding its share of the card
+  vllm_server,    ///< a vLLM server on GPUs of its own: nothing on the training GPUs
+};
+
+/// Online RL (TRL's GRPOTrainer): every step trains on completions the policy generated, its
+/// loss over the completion tokens only (docs/memory.md, "Online RL").
+struct OnlineRl {
+  /// max_completion_length (TRL's default 256); Job::seq_len is prompt + completion.
+  std::int64_t completion_len = 256;
+  Generator generator = Generator::transformers;
+  /// Sequences generated at once on each GPU; 0: batch x grad_accum (TRL's default generation
+  /// batch: one per optimizer step, steps_per_generation = gradient_accumulation_steps).
+  std::int64_t generation_batch = 0;
+  /// beta > 0: a frozen reference model (TRL's default beta is 0: none is loaded).
+  bool reference = false;
+  /// vllm_colocate: the bytes its engine takes of each training GPU, gpu_memory_utilization x
+  /// the card's memory (set by the caller, who knows the card).
+  std::int64_t engine_bytes = 0;
+  /// vllm_enable_sleep_mode: the engine frees its weights and KV cache while the policy trains.
+  bool engine_sleeps = false;
+  /// DeepSpeed ZeRO-3 with TRL's ds3_gather_for_generation (on by default): generate() runs
+  /// with every parameter gathered. false under FSDP, which gathers layer by layer.
+  bool zero3_gathers = true;
+};
+
 enum class Sharding {
   single,  ///< one GPU (or tensor / pipeline parallel only)
   ddp,     ///< data parallel, every GPU holds everything
@@ -133,6 +161,8 @@ struct Job {
   /// its fp32 reload without a dtype in model_init_kwargs. DeepSpeed casts it to bf16 (docs/
   /// memory.md, "Preference training").
   std::optional<Dtype> reference_dtype;
+  /// Online RL (GRPO): completions generated during training; nullopt: supervised steps.
+  std::optional<OnlineRl> rl;
   // Parallelism.
   std::int64_t gpus = 1;
   Sharding sharding = Sharding::single;
@@ -292,6 +322,20 @@ std::int64_t sequences_per_item(const Job& job);
 bool has_reference(Preference preference);
 /// The reference runs in every step: DPO or KTO without precomputed log-probabilities.
 bool reference_in_step(const Job& job);
+/// A full fine-tune holds a frozen reference model: DPO's or KTO's run in every step, or GRPO's
+/// (beta > 0), which scores each generation batch.
+bool holds_reference_model(const Job& job);
+/// Sequences GRPO generates at once on each GPU: OnlineRl::generation_batch, else batch x
+/// grad_accum; 0 for a supervised job.
+std::int64_t generation_batch_of(const Job& job);
+/// "transformers", "vllm-colocate" (or "colocate"), "vllm-server" (or "server"); nullopt when
+/// unknown.
+std::optional<Generator> parse_generator(std::string_view text);
+/// "transformers", "vllm-colocate", "vllm-server".
+const char* generator_name(Generator generator);
+/// GRPO's completions, generator and reference ("GRPO 256-token completions, transformers
+/// generate x 8"); empty for a supervised job.
+std::string describe_rl(const Job& job);
 /// The dtype a full fine-tune holds its reference model in: --ref-dtype, else as the policy's
 /// parameters are held (fp32 under fp32 and mixed precision, else the half dtype).
 Dtype reference_dtype_of(const Job& job);

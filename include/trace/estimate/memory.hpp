@@ -71,6 +71,10 @@ struct MemoryAssumptions {
   std::int64_t logits_bytes_fused = 2;       ///< fused: the bf16 logits, gradient written in place
   std::int64_t logits_bytes_cut = 0;         ///< cut: only a chunk of logits ever exists
   std::int64_t logits_bytes_vocab_parallel = 6;  ///< Megatron: bf16 logits 2 + their fp32 upcast 4
+  /// Online RL (TRL's GRPO): copies of the completion tokens' logits, in the activation dtype,
+  /// alive at once in the loss's backward: the saved log-softmax rows, the logits' gradient
+  /// buffer and one row's full-size select gradient (docs/memory.md, "Online RL").
+  std::int64_t rl_logits_copies = 3;
   std::int64_t softmax_bytes = 4;  ///< eager attention: the fp32 softmax output saved for backward
   std::int64_t dropout_mask_bytes = 1;  ///< a dropout mask (bool) per value, kept for backward
   /// Hidden-sized gradients a decoder layer's backward holds at once, per token: the incoming
@@ -145,6 +149,9 @@ struct MemoryBreakdown {
   std::int64_t kv_cache = 0;
   std::int64_t ssm_state = 0;
   std::int64_t overhead = 0;
+  /// Online RL: what generating completions holds above the training step (a colocated
+  /// engine's share of the card, or the generation phase's excess over the step).
+  std::int64_t generation = 0;
   std::int64_t total() const;
 };
 

@@ -1,0 +1,223 @@
+// Online RL (--rl grpo: TRL's GRPOTrainer) on the tiny Llama of job_test.cpp (h = 64, 2 layers,
+// 4 heads x 16, 2 kv heads, I = 128, V = 1,000, untied head; P = 202,048 parameters; 2,048
+// saved values per token under flash-attn with fused norms). Every expected value is derived by
+// hand in the comments (docs/memory.md, "Online RL").
+//
+// The step: 2 sequences of 128 tokens (96 prompt + 32 completion), full fine-tune, bf16 mixed,
+// AdamW: weights 6 + gradients 4 + optimizer 8 bytes a parameter = 3,636,864 resident;
+// activations 2,048 x 256 x 2 = 1,048,576; logits over the completions only, 1,000 x 64 tokens
+// x 3 copies x 2 bytes = 384,000 (the residual-stream gradients of backward, 3 x 64 x 256 x 2 =
+// 98,304, stay below them; AdamW's foreach temporary, 808,192, below activations + logits).
+// Step total 5,069,440.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "catch.hpp"
+#include "cli_runner.hpp"
+#include "tiny_models.hpp"
+#include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+constexpr std::int64_t k_params = 202'048;
+constexpr std::int64_t k_resident = k_params * 18;                 // 3,636,864
+constexpr std::int64_t k_step = k_resident + 1'048'576 + 384'000;  // 5,069,440
+
+trace::JobEstimate estimate(const trace::Job& job) {
+  const trace::ModelDescription model = trace::parse_model_config(trace::test::k_tiny_llama);
+  return trace::estimate_job(model, trace::count_parameters(model), job);
+}
+
+trace::Job grpo_job() {
+  trace::Job job;
+  job.mode = trace::JobMode::full;
+  job.precision = trace::Precision::mixed;
+  job.optimizer = trace::Optimizer::adamw;
+  job.seq_len = 128;
+  job.batch = 2;
+  job.attention = trace::AttentionImpl::flash;
+  job.eager_rms_norm = false;
+  job.rl = trace::OnlineRl{};
+  job.rl->completion_len = 32;
+  job.rl->generator = trace::Generator::vllm_server;
+  return job;
+}
+
+}  // namespace
+
+TEST_CASE("GRPO's step: the loss over the completion tokens only", "[job][rl]") {
+  trace::Job job = grpo_job();
+  const trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.weights == k_params * 6);
+  CHECK(e.breakdown.activations == 2'048 * 256 * 2);  // prompt and completion kept for backward
+  CHECK(e.breakdown.logits == 1'000 * 64 * 3 * 2);
+  CHECK(e.breakdown.generation == 0);  // a vLLM server on GPUs of its own
+  CHECK(e.breakdown.total() == k_step);
+
+  // fp32 training: fp32 logits (4 bytes); Liger's fused GRPO loss: none
+  job.precision = trace::Precision::fp32;
+  CHECK(estimate(job).breakdown.logits == 1'000 * 64 * 3 * 4);
+  job.precision = trace::Precision::mixed;
+  job.loss = trace::LossImpl::cut;
+  CHECK(estimate(job).breakdown.logits == 0);
+  job.loss = trace::LossImpl::full;
+
+  // beta > 0: a reference model, held as DPO's: an fp32 copy under mixed precision
+  job.rl->reference = true;
+  CHECK(estimate(job).breakdown.weights == k_params * 10);
+  CHECK(estimate(job).breakdown.logits == 1'000 * 64 * 3 * 2);  // its forward is not in the step
+  // LoRA: the base without adapters (q, v at r8: 3,584 adapter parameters in bf16)
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  CHECK(estimate(job).breakdown.weights == k_params * 2 + 3'584 * 2);
+}
+
+TEST_CASE("GRPO generating with transformers: the generation batch's cache and prefill",
+          "[job][rl]") {
+  trace::Job job = grpo_job();
+  job.rl->generator = trace::Generator::transformers;
+  // One generation batch per optimizer step: batch 2 x accumulation 16 = 32 sequences.
+  job.grad_accum = 16;
+  // Cache: 2 layers x K, V x 2 kv heads x 16 x 2 bytes = 256 bytes a token, x 128 tokens x 32
+  // sequences = 1,048,576. Prefill over 32 x 96 = 3,072 prompt tokens: the MLP's gate, up and
+  // product (3 x 128) and output (64) beside the layer's input and residual (2 x 64), 576
+  // values x 2 bytes x 3,072 = 3,538,944 (the sampler, 32 x 1,000 x 38 + 32 x 64 x 2 =
+  // 1,220,096, is smaller). The phase: resident + 4,587,520, above the step by 3,154,944.
+  const trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.generation == 3'154'944);
+  CHECK(e.breakdown.total() == k_resident + 1'048'576 + 3'538'944);
+  // an explicit generation batch of 2: the phase (resident + 65,536 + 221,184) stays below
+  job.rl->generation_batch = 2;
+  CHECK(estimate(job).breakdown.generation == 0);
+  job.rl->generation_batch = 0;
+
+  // DeepSpeed ZeRO-3 over 4 GPUs: generate() on every parameter gathered (404,096 bytes in
+  // bf16) beside the shards. Resident: weights 101,024 + 202,048 + the largest layer and head
+  // gathered (36,992 + 64,000) x 2 = 505,056, gradients 202,048, optimizer 404,096. The step
+  // above it: 1,432,576; the phase: 4,587,520 + 404,096.
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero3;
+  CHECK(estimate(job).breakdown.generation == 4'587'520 + 404'096 - 1'432'576);
+  job.rl->zero3_gathers = false;  // ds3_gather_for_generation False, or FSDP
+  CHECK(estimate(job).breakdown.generation == 4'587'520 - 1'432'576);
+}
+
+TEST_CASE("GRPO with a colocated vLLM engine: its share of the card, awake or asleep",
+          "[job][rl]") {
+  trace::Job job = grpo_job();
+  job.rl->generator = trace::Generator::vllm_colocate;
+  job.rl->engine_bytes = 10'000'000;
+  // awake through the step: the engine's share on top of it
+  CHECK(estimate(job).breakdown.generation == 10'000'000);
+  CHECK(estimate(job).breakdown.total() == k_step + 10'000'000);
+  // asleep while the policy trains: the generation phase, resident + engine, above the step by
+  // 3,636,864 + 10,000,000 - 5,069,440 = 8,567,424
+  job.rl->engine_sleeps = true;
+  CHECK(estimate(job).breakdown.generation == 8'567'424);
+  CHECK(estimate(job).breakdown.total() == k_resident + 10'000'000);
+}
+
+TEST_CASE("GRPO settings out of place are bad input", "[job][rl][bad_input]") {
+  CHECK(trace::parse_generator("vllm-colocate") == trace::Generator::vllm_colocate);
+  CHECK(trace::parse_generator("server") == trace::Generator::vllm_server);
+  CHECK(trace::parse_generator("HF") == trace::Generator::transformers);
+  CHECK_FALSE(trace::parse_generator("sglang").has_value());
+
+  trace::Job job = grpo_job();
+  job.rl->completion_len = 129;  // longer than prompt + completion
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job.rl->completion_len = 0;
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job = grpo_job();
+  job.mode = trace::JobMode::serve;
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job = grpo_job();
+  job.preference = trace::Preference::dpo;
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job = grpo_job();
+  job.rl->generator = trace::Generator::vllm_colocate;  // no card, no share
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job.rl->generator = trace::Generator::transformers;
+  job.rl->engine_sleeps = true;
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job = grpo_job();
+  job.reference_dtype = trace::Dtype::bf16;  // no reference without beta
+  CHECK_THROWS_AS(trace::validate_job(job), trace::ConfigError);
+  job.rl->reference = true;
+  CHECK_NOTHROW(trace::validate_job(job));
+}
+
+TEST_CASE("trace --rl grpo: the job line, JSON and check", "[cli][rl]") {
+  // Llama-3.1-8B (vocabulary 128,256), LoRA, 4 sequences of 1,024 tokens with 256-token
+  // completions: logits 128,256 x 256 x 4 x 3 copies x 2 bytes = 788,004,864. A colocated
+  // engine takes 0.3 of the H100's 85,040,352,461 usable bytes: 25,512,105,738.
+  auto run = trace::test::run_cli_offline(
+      {"check", "meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb", "--mode", "lora", "--seq-len",
+       "1024", "--batch", "4", "--rl", "grpo", "--generator", "vllm-colocate", "--json"});
+  INFO(run.err);
+  REQUIRE((run.exit_code == 0 || run.exit_code == 1));
+  const nlohmann::json check = nlohmann::json::parse(run.out);
+  CHECK(check["breakdown"]["logits"] == 788'004'864LL);
+  CHECK(check["breakdown"]["generation"] == 25'512'105'738LL);
+  CHECK(check["rl"]["kind"] == "grpo");
+  CHECK(check["rl"]["generator"] == "vllm-colocate");
+  CHECK(check["rl"]["completion_tokens"] == 256);
+  CHECK(check["rl"]["engine_bytes"] == 25'512'105'738LL);
+  CHECK(check["read_as"].get<std::string>().find("GRPO 256-token completions, vLLM colocated") !=
+        std::string::npos);
+
+  // the same share asleep through the step costs nothing there: the step is the peak
+  run = trace::test::run_cli_offline({"check", "meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb",
+                                      "--mode", "lora", "--seq-len", "1024", "--batch", "4", "--rl",
+                                      "grpo", "--generator", "vllm-colocate", "--vllm-sleep",
+                                      "--json"});
+  CHECK(nlohmann::json::parse(run.out)["breakdown"]["generation"] == 0);
+
+  // At 0.15 the engine's share, 12,756,052,869 bytes, is below its bf16 weights alone
+  // (8,030,261,248 x 2 = 16,060,522,496): vLLM would not start, whatever the step needs.
+  run = trace::test::run_cli_offline({"check", "meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb",
+                                      "--mode", "lora", "--seq-len", "1024", "--batch", "4", "--rl",
+                                      "grpo", "--generator", "vllm-colocate",
+                                      "--vllm-memory-utilization", "0.15", "--json"});
+  CHECK(run.exit_code == 1);
+  const nlohmann::json refused = nlohmann::json::parse(run.out);
+  CHECK(refused["fits"] == false);
+  CHECK(refused["rl"]["engine_bytes"] == 12'756'052'869LL);
+  CHECK(refused["refusal"].get<std::string>().find("raise --vllm-memory-utilization") !=
+        std::string::npos);
+  CHECK(check.value("refusal", std::string()).empty());  // 0.3: 25.5 GB holds it
+
+  // the plan's table gets a generation column; the training run is not priced
+  run = trace::test::run_cli_offline({"meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb", "--rl",
+                                      "grpo", "--generator", "vllm-colocate"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("generation") != std::string::npos);
+  CHECK(run.out.find("GRPO (--rl grpo): no training-run time or cost") != std::string::npos);
+
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+           {"--mode", "full", "--rl", "ppo"},
+           {"--mode", "full", "--generator", "vllm-server"},  // GRPO's flag without --rl
+           {"--mode", "serve", "--rl", "grpo"},
+           {"--mode", "full", "--rl", "grpo", "--preference", "dpo"},
+           {"--mode", "full", "--rl", "grpo", "--completion-len", "4096"},
+           {"--mode", "full", "--rl", "grpo", "--generator", "sglang"},
+           {"--mode", "full", "--rl", "grpo", "--vllm-sleep"},
+           {"--mode", "full", "--rl", "grpo", "--beta", "-1"},
+           {"--mode", "full", "--rl", "grpo", "--generator", "vllm-colocate",
+            "--vllm-memory-utilization", "1.5"}}) {
+    std::vector<std::string> args = {"check", "meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    run = trace::test::run_cli_offline(args);
+    INFO(run.err);
+    CHECK(run.exit_code == 2);
+  }
+  // a colocated engine without one card to take its share of
+  run = trace::test::run_cli_offline({"meta-llama/Llama-3.1-8B", "--mode", "full", "--rl", "grpo",
+                                      "--generator", "vllm-colocate"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err.find("give one --gpu") != std::string::npos);
+}
