@@ -216,6 +216,17 @@ std::optional<std::string> number_after(const std::string& text, std::string_vie
   return std::nullopt;
 }
 
+// The rank a row's free-text lora_rank cell states: its first whole number ("8 (default)",
+// "16 (41,943,040 trainable ...)", "recipe default (64)"); nothing where it names none
+// ("notebook default") or gives a share instead ("~0.5% trainable").
+std::optional<std::int64_t> rank_in(const std::string& cell) {
+  const std::size_t at = cell.find_first_of("0123456789");
+  if (at == std::string::npos || (at > 0 && cell[at - 1] == '.')) return std::nullopt;
+  const std::size_t end = cell.find_first_not_of("0123456789", at);
+  if (end != std::string::npos && (cell[end] == '.' || cell[end] == '%')) return std::nullopt;
+  return count_cell(cell.substr(at, end == std::string::npos ? end : end - at));
+}
+
 // The LoRA dropout a row's text states ("lora_dropout 0.1", "dropout 0.05", "dropout_p 0.05",
 // "dropout 0"), else the framework's default where the text names one whose default is not 0
 // (LitGPT: 0.05 in finetune/lora.py and every config_hub yaml); PEFT's default, 0, otherwise.
@@ -431,7 +442,8 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
   } else {
     return fmt::format("job_attention '{}' is not known", attention);
   }
-  job.lora_rank = count_cell(get("job_lora_rank")).value_or(16);
+  // job_lora_rank, else the rank the free-text cell states ("8 (default)"), else PEFT-style 16
+  job.lora_rank = count_cell(get("job_lora_rank")).value_or(rank_in(get("lora_rank")).value_or(16));
   if (job.lora_rank < 1) job.lora_rank = 16;
   if (const std::optional<LoraTargets> targets = lora_targets_in(to_lower(get("lora_targets")))) {
     job.lora_targets = *targets;

@@ -439,6 +439,27 @@ TEST_CASE("the validator reads LoRA targets module by module", "[validate][lora]
   CHECK(targets("script default") == LoraTargets::all_linear);
 }
 
+TEST_CASE("the validator reads a LoRA rank from its free text when job_lora_rank is empty",
+          "[validate][lora]") {
+  const auto rank = [](const std::string& job_cell, const std::string& text_cell) {
+    const std::string csv =
+        "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+        "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+        "job_lora_rank,lora_rank\n1,org/tiny,tiny.json,lora,128,2,1,single,bf16,bf16_pure,adamw,"
+        "24,,0," +
+        job_cell + ",\"" + text_cell + "\"\n";
+    return trace::parse_measured_csv(csv).at(0).job.lora_rank;
+  };
+  CHECK(rank("32", "8 (default)") == 32);  // the job cell first
+  CHECK(rank("", "8 (default)") == 8);     // LLaMA-Factory's default, as the row writes it
+  CHECK(rank("", "16 (41,943,040 trainable = r16 on q,k,v,o,gate,up,down)") == 16);
+  CHECK(rank("", "recipe default (64)") == 64);
+  // no rank named, or a share of the parameters: the default, 16
+  CHECK(rank("", "notebook default") == 16);
+  CHECK(rank("", "~0.5% trainable") == 16);
+  CHECK(rank("", "2.5") == 16);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 8,150,656 allocated bytes with eager RMSNorms (job_test.cpp,
   // "the validator scores a small CSV"). Reserved memory is read through the 5% headroom:
