@@ -16,47 +16,40 @@ void JobPass::online_rl_generation() {
   // gradient buffers and the optimizer states.
   const std::int64_t resident =
       checked_add(checked_add(b.weights, b.gradients), b.optimizer, "the generation");
-  std::int64_t generating = 0;  // the generation phase's peak
-  switch (rl.generator) {
-    case Generator::vllm_server:
-      return;
-    case Generator::vllm_colocate:
-      // The engine holds its share through the step unless it sleeps (level 2: weights and KV
-      // cache released) while the policy trains.
-      if (!rl.engine_sleeps) {
-        b.generation = rl.engine_bytes;
-        return;
-      }
-      generating = checked_add(resident, rl.engine_bytes, "the generation");
-      break;
-    case Generator::transformers: {
-      // generate() over the whole generation batch at once: a dynamic cache of every layer
-      // (MLA per head, as transformers caches it) in the compute dtype for prompt +
-      // completion, the prefill's forward over the prompts, and the last position's logits.
-      const std::int64_t sequences = generation_batch_of(job);
-      const Dtype dtype = bytes.activation >= 4 ? Dtype::fp32 : Dtype::bf16;
-      const KvSplit split{job.tp, MlaCache::per_head, job.pp, false};
-      const std::int64_t generation_cache =
-          checked_mul(checked_add(kv_cache_bytes(model, job.seq_len, dtype, split),
-                                  ssm_state_bytes(model, dtype, bytes_for(1, dtype), split)),
-                      sequences, "the generation's cache");
-      const std::int64_t prompt_tokens =
-          checked_mul(job.seq_len - rl.completion_len, sequences, "the prompts");
-      const std::int64_t transient = std::max(
-          forward_working_bytes(model, std::max<std::int64_t>(prompt_tokens, 1), job.tp, a),
-          sampling_bytes(model, sequences, sequences, a));
-      // DeepSpeed ZeRO-3: TRL gathers every parameter for generate() (ds3_gather_for_generation),
-      // the whole model at the compute dtype beside the shards.
-      const std::int64_t gathered = job.sharding == Sharding::zero3 && rl.zero3_gathers && dp > 1
-                                        ? ceil_div(bytes_for(total, dtype), job.tp * job.pp)
-                                        : 0;
-      generating =
-          checked_add(checked_add(resident, generation_cache, "the generation"),
-                      checked_add(transient, gathered, "the generation"), "the generation");
-      break;
-    }
+  const Dtype dtype = bytes.activation >= 4 ? Dtype::fp32 : Dtype::bf16;
+  // DeepSpeed ZeRO-3 gathers the whole model at the compute dtype beside its shards: for
+  // transformers' generate() (ds3_gather_for_generation), and to merge LoRA adapters into the
+  // weights TRL syncs into vLLM. FSDP gathers module by module (zero3_gathers false).
+  const bool gathers = job.sharding == Sharding::zero3 && dp > 1 && rl.zero3_gathers &&
+                       (rl.generator == Generator::transformers || lora);
+  const std::int64_t gathered = gathers ? ceil_div(bytes_for(total, dtype), job.tp * job.pp) : 0;
+  // A colocated engine awake through the step holds its share there too; asleep (level 2:
+  // weights and KV cache released) only while it generates.
+  const bool colocated = rl.generator == Generator::vllm_colocate;
+  const std::int64_t awake_engine = colocated && !rl.engine_sleeps ? rl.engine_bytes : 0;
+  std::int64_t generating =  // the generation phase's peak, beside an awake engine
+      checked_add(checked_add(resident, gathered, "the generation"),
+                  colocated && rl.engine_sleeps ? rl.engine_bytes : 0, "the generation");
+  if (rl.generator == Generator::transformers) {
+    // generate() over the whole generation batch at once: a dynamic cache of every layer (MLA
+    // per head, as transformers caches it) in the compute dtype for prompt + completion, and
+    // the larger of the prefill's forward over the prompts and the last position's sampling.
+    const std::int64_t sequences = generation_batch_of(job);
+    const KvSplit split{job.tp, MlaCache::per_head, job.pp, false};
+    const std::int64_t generation_cache =
+        checked_mul(checked_add(kv_cache_bytes(model, job.seq_len, dtype, split),
+                                ssm_state_bytes(model, dtype, bytes_for(1, dtype), split)),
+                    sequences, "the generation's cache");
+    const std::int64_t prompt_tokens =
+        checked_mul(job.seq_len - rl.completion_len, sequences, "the prompts");
+    const std::int64_t transient =
+        std::max(forward_working_bytes(model, std::max<std::int64_t>(prompt_tokens, 1), job.tp, a),
+                 sampling_bytes(model, sequences, sequences, a));
+    generating = checked_add(generating, checked_add(generation_cache, transient, "the generation"),
+                             "the generation");
   }
-  b.generation = std::max<std::int64_t>(0, generating - step);
+  b.generation =
+      checked_add(awake_engine, std::max<std::int64_t>(0, generating - step), "the generation");
 }
 
 }  // namespace trace

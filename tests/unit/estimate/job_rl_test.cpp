@@ -106,6 +106,33 @@ TEST_CASE("GRPO generating with transformers: the generation batch's cache and p
   CHECK(estimate(job).breakdown.generation == 4'587'520 - 1'432'576);
 }
 
+TEST_CASE("GRPO's LoRA under DeepSpeed ZeRO-3 gathers the model to merge adapters for vLLM",
+          "[job][rl]") {
+  // LoRA r8 on q, v in pure bf16, one sequence of 8 tokens (4 of them completion), 4 GPUs.
+  // The step above what stays resident: activations 2,048 x 8 x 2 = 32,768 and the logits
+  // 1,000 x 4 x 3 x 2 = 24,000 (the adapters' step temporary and backward's residual-stream
+  // gradients, 3 x 64 x 8 x 2 = 3,072, below them): 56,768. Syncing into vLLM merges the
+  // adapters with every parameter gathered, 202,048 x 2 = 404,096 bytes: 347,328 above the step.
+  trace::Job job = grpo_job();
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  job.seq_len = 8;
+  job.batch = 1;
+  job.rl->completion_len = 4;
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero3;
+  CHECK(estimate(job).breakdown.generation == 404'096 - 56'768);
+  job.rl->zero3_gathers = false;  // FSDP: module by module
+  CHECK(estimate(job).breakdown.generation == 0);
+  // a full fine-tune syncs parameter by parameter: nothing gathered whole
+  job.rl->zero3_gathers = true;
+  job.mode = trace::JobMode::full;
+  job.precision = trace::Precision::mixed;
+  CHECK(estimate(job).breakdown.generation == 0);
+}
+
 TEST_CASE("GRPO with a colocated vLLM engine: its share of the card, awake or asleep",
           "[job][rl]") {
   trace::Job job = grpo_job();
