@@ -73,7 +73,11 @@ How to read it:
   Unsloth's fused LoRA kernels or torchtune's torchao NF4 instead of bitsandbytes' 4-bit
   matmul (`framework`: Unsloth, torchtune); bitsandbytes' paged optimizers and optimizer states on the
   CPU (`optimizer`: "paged", "optimizer_cpu_offload true", "offload_optimizer=cpu"); LoRA
-  targets (`lora_targets`); the LoRA rank where `job_lora_rank` is empty (the first whole
+  targets (`lora_targets`); GRPO (`model_id`, `framework` or `notes` name it, not DPO first:
+  "max_completion_length N", else 256; "colocate" a vLLM engine taking
+  "vllm_gpu_memory_utilization F", else 0.3, of the usable memory, "sleep" asleep in training;
+  "vllm" otherwise a server; else transformers' generate(); "beta F" above 0 a reference:
+  memory.md, "Online RL"); the LoRA rank where `job_lora_rank` is empty (the first whole
   number of `lora_rank`: "8 (default)", "recipe default (64)"; else 16); LoRA dropout ("dropout 0.05", "lora_dropout 0.1" in `lora_targets`,
   `framework` or `notes`, else the framework's default: 0.05 for LitGPT, for ms-swift
   (its TunerArguments and Megatron-SWIFT's tuner mixin) and for torchtune before v0.3 (its LoRA

@@ -364,6 +364,36 @@ Preference preference_in(const std::string& text) {  // text: lower case
   return Preference::none;
 }
 
+// Online RL (TRL's GRPOTrainer), as a row's text names it: the completion length
+// ("max_completion_length 1024", else TRL's 256; at most the row's sequence), where it
+// generates ("colocate": a vLLM engine in each process; "vllm" otherwise: a server; else
+// transformers' generate()), a colocated engine's share of the card
+// ("vllm_gpu_memory_utilization 0.3", else TRL's 0.3) and its sleep ("sleep"), a reference
+// ("beta 0.04"; TRL's default 0 loads none), and the gather for generation ("ds3_gather").
+std::optional<OnlineRl> online_rl_in(const std::string& text, double usable_gib,
+                                     std::int64_t seq_len) {  // text: lower case
+  static const std::regex grpo(R"(\bgrpo(\b|trainer))");
+  if (!std::regex_search(text, grpo)) return std::nullopt;
+  const auto number = [&](std::string_view key) {
+    return number_cell(number_after(text, key).value_or(""));
+  };
+  OnlineRl rl;
+  rl.completion_len = std::min<std::int64_t>(
+      seq_len, count_cell(number_after(text, "max_completion_length").value_or("")).value_or(256));
+  if (text.find("colocate") != std::string::npos) {
+    rl.generator = Generator::vllm_colocate;
+    rl.engine_bytes = static_cast<std::int64_t>(number("vllm_gpu_memory_utilization").value_or(0.3) *
+                                                usable_gib * k_gib_f);
+    rl.engine_sleeps = text.find("sleep") != std::string::npos;
+  } else if (text.find("vllm") != std::string::npos) {
+    rl.generator = Generator::vllm_server;
+  }
+  rl.reference = number("beta").value_or(0) > 0;
+  rl.zero3_gathers = number("ds3_gather_for_generation").value_or(1) != 0 &&
+                     text.find("ds3_gather_for_generation false") == std::string::npos;
+  return rl;
+}
+
 // A row's cells by column name ("" for a column the CSV lacks).
 struct Cells {
   const std::map<std::string, std::string>& cell;
@@ -534,8 +564,16 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   }
   if (job.mode != JobMode::serve) {
     job.preference = preference_in(to_lower(get("model_id")) + " " + framework_and_notes);
+    if (job.preference == Preference::none) {
+      job.rl = online_rl_in(to_lower(get("model_id") + " " + get("seq_len") + " " +
+                                     get("micro_batch")) + " " + framework_and_notes,
+                            row.usable_gib, job.seq_len);
+      if (job.rl && sharding.rfind("fsdp", 0) == 0) {
+        job.rl->zero3_gathers = false;  // FSDP gathers module by module
+      }
+    }
     // DeepSpeed's engine casts the reference it prepares to its half dtype, as the policy.
-    if (has_reference(job.preference) && job.mode == JobMode::full &&
+    if (holds_reference_model(job) &&
         framework_and_sharding.find("deepspeed") != std::string::npos &&
         job.precision != Precision::fp32) {
       job.reference_dtype = job.precision == Precision::fp16_pure ? Dtype::fp16 : Dtype::bf16;

@@ -460,6 +460,40 @@ TEST_CASE("the validator reads a LoRA rank from its free text when job_lora_rank
   CHECK(rank("", "2.5") == 16);
 }
 
+TEST_CASE("the validator reads GRPO from the row's text", "[validate][rl]") {
+  const auto job = [](const std::string& framework, const std::string& sharding) {
+    const std::string csv =
+        "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+        "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+        "framework\n1,org/tiny,tiny.json,full,1024,2,4," + sharding +
+        ",n/a,mixed_fp32master,adamw,80,,0,\"" + framework + "\"\n";
+    return trace::parse_measured_csv(csv).at(0).job;
+  };
+  CHECK_FALSE(job("TRL SFTTrainer", "zero3").rl.has_value());
+  CHECK_FALSE(job("TRL DPOTrainer (not GRPO)", "zero3").rl.has_value());  // DPO first
+  // TRL's defaults: 256-token completions, transformers' generate(), no reference
+  trace::Job grpo = job("TRL GRPOTrainer", "zero3");
+  REQUIRE(grpo.rl.has_value());
+  CHECK(grpo.rl->completion_len == 256);
+  CHECK(grpo.rl->generator == trace::Generator::transformers);
+  CHECK_FALSE(grpo.rl->reference);
+  CHECK(grpo.rl->zero3_gathers);
+  CHECK(job("TRL GRPOTrainer", "fsdp").rl->zero3_gathers == false);
+  // a colocated engine at 0.25 of the 80 GiB the row gives: 20 GiB; asleep; a reference
+  grpo = job("TRL GRPO, use_vllm vllm_mode colocate vllm_gpu_memory_utilization 0.25, "
+             "vllm_enable_sleep_mode, max_completion_length 512, beta 0.04",
+             "zero3");
+  CHECK(grpo.rl->completion_len == 512);
+  CHECK(grpo.rl->generator == trace::Generator::vllm_colocate);
+  CHECK(grpo.rl->engine_bytes == 20LL * 1024 * 1024 * 1024);
+  CHECK(grpo.rl->engine_sleeps);
+  CHECK(grpo.rl->reference);
+  // a vLLM server; a completion longer than the sequence is the sequence
+  grpo = job("TRL GRPO + trl vllm-serve, max_completion_length 4096", "zero3");
+  CHECK(grpo.rl->generator == trace::Generator::vllm_server);
+  CHECK(grpo.rl->completion_len == 1024);
+}
+
 TEST_CASE("the validator compares each counter with what it sees", "[validate]") {
   // The tiny full fine-tune peaks at 8,150,656 allocated bytes with eager RMSNorms (job_test.cpp,
   // "the validator scores a small CSV"). Reserved memory is read through the 5% headroom:
