@@ -65,11 +65,11 @@ struct PlanOptions {
   std::string reference_dtype;
   // online RL (TRL's GRPOTrainer)
   std::string rl = "none";
-  std::int64_t completion_len = 256;
+  std::int64_t completion_len = OnlineRl{}.completion_len;
   std::string generator = "transformers";
   std::int64_t generation_batch = 0;
   double beta = 0.0;
-  double vllm_memory_utilization = 0.3;
+  double vllm_memory_utilization = k_trl_vllm_memory_utilization;
   bool vllm_sleep = false;
   bool no_ds3_gather = false;
   double lora_dropout = 0.0;
@@ -501,7 +501,8 @@ std::optional<OnlineRl> make_online_rl(const PlanOptions& options, std::int64_t 
   if (kind == "none") {
     if (options.generator != "transformers" || options.generation_batch != 0 ||
         options.beta != 0.0 || options.vllm_sleep || options.no_ds3_gather ||
-        options.completion_len != 256 || options.vllm_memory_utilization != 0.3) {
+        options.completion_len != OnlineRl{}.completion_len ||
+        options.vllm_memory_utilization != k_trl_vllm_memory_utilization) {
       throw ConfigError(
           "--completion-len, --generator, --generation-batch, --beta, "
           "--vllm-memory-utilization, --vllm-sleep and --no-ds3-gather are GRPO's: give --rl grpo");
@@ -543,7 +544,8 @@ std::optional<OnlineRl> make_online_rl(const PlanOptions& options, std::int64_t 
     }
     rl.engine_bytes =
         static_cast<std::int64_t>(std::floor(share * static_cast<double>(card_usable_bytes)));
-  } else if (options.vllm_memory_utilization != 0.3 || options.vllm_sleep) {
+  } else if (options.vllm_memory_utilization != k_trl_vllm_memory_utilization ||
+             options.vllm_sleep) {
     throw ConfigError(
         "--vllm-memory-utilization and --vllm-sleep are for --generator vllm-colocate");
   }

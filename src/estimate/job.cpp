@@ -80,10 +80,9 @@ void validate_job(const Job& job) {
                       "reference model in every step)");
   }
   if (job.reference_dtype && !has_reference(job.preference) && !(job.rl && job.rl->reference)) {
-    throw ConfigError(fmt::format("{} needs --preference dpo or kto, or --rl grpo with --beta "
-                                  "above 0 (they hold a reference model)",
-                                  job.reference_precomputed ? "--precompute-ref-log-probs"
-                                                            : "--ref-dtype"));
+    throw ConfigError(
+        "--ref-dtype needs --preference dpo or kto, or --rl grpo with --beta above 0 (they "
+        "hold a reference model)");
   }
   if (job.reference_dtype && job.mode != JobMode::full) {
     throw ConfigError(

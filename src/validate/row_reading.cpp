@@ -382,8 +382,9 @@ std::optional<OnlineRl> online_rl_in(const std::string& text, double usable_gib,
       seq_len, count_cell(number_after(text, "max_completion_length").value_or("")).value_or(256));
   if (text.find("colocate") != std::string::npos) {
     rl.generator = Generator::vllm_colocate;
-    rl.engine_bytes = static_cast<std::int64_t>(number("vllm_gpu_memory_utilization").value_or(0.3) *
-                                                usable_gib * k_gib_f);
+    const double share =
+        number("vllm_gpu_memory_utilization").value_or(k_trl_vllm_memory_utilization);
+    rl.engine_bytes = static_cast<std::int64_t>(share * usable_gib * k_gib_f);
     rl.engine_sleeps = text.find("sleep") != std::string::npos;
   } else if (text.find("vllm") != std::string::npos) {
     rl.generator = Generator::vllm_server;

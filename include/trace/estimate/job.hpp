@@ -85,6 +85,9 @@ enum class Generator {
   vllm_server,    ///< a vLLM server on GPUs of its own: nothing on the training GPUs
 };
 
+/// TRL's vllm_gpu_memory_utilization default: a colocated engine's share of each card.
+inline constexpr double k_trl_vllm_memory_utilization = 0.3;
+
 /// Online RL (TRL's GRPOTrainer): every step trains on completions the policy generated, its
 /// loss over the completion tokens only (docs/memory.md, "Online RL").
 struct OnlineRl {
