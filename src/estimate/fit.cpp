@@ -173,8 +173,13 @@ std::int64_t largest_fitting(const JobEstimator& estimator, Job job, JobKnob kno
       return true;  // an overflow at absurd sizes
     }
   };
-  // The peak is close to fixed + per-unit x value: start from the job's own value.
-  return search::first_true(too_big, given, 1, limit + 1) - 1;
+  // The peak is close to fixed + per-unit x value: start from the job's own value. A GRPO
+  // sequence holds at least its completion: shorter ones are not jobs, so the search starts
+  // there (0 when even that does not fit).
+  const std::int64_t low = knob == JobKnob::seq_len && job.rl ? job.rl->completion_len : 1;
+  if (low > limit) return 0;
+  const std::int64_t first = search::first_true(too_big, given, low, limit + 1);
+  return first > low ? first - 1 : 0;
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "cli_runner.hpp"
 #include "tiny_models.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -146,6 +147,32 @@ TEST_CASE("GRPO with a colocated vLLM engine: its share of the card, awake or as
   job.rl->engine_sleeps = true;
   CHECK(estimate(job).breakdown.generation == 8'567'424);
   CHECK(estimate(job).breakdown.total() == k_resident + 10'000'000);
+}
+
+TEST_CASE("the longest GRPO sequence that fits is searched from the completion up",
+          "[job][rl][fit]") {
+  const trace::ModelDescription model = trace::parse_model_config(trace::test::k_tiny_llama);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::JobEstimator estimator(model, params);
+  const std::int64_t context = estimator.assumptions().cuda_context_bytes;
+  trace::Job job = grpo_job();  // 32-token completions
+  const auto peak_at = [&](std::int64_t seq_len) {
+    trace::Job at = job;
+    at.seq_len = seq_len;
+    return estimator.estimate(at).breakdown.total() + context;
+  };
+  // A budget that holds 64 tokens, not the job's 4,096: the answer lies between, and is exact.
+  job.seq_len = 4'096;
+  const std::int64_t budget = peak_at(64);
+  const std::int64_t longest = trace::largest_fitting(
+      estimator, job, trace::JobKnob::seq_len, trace::k_max_training_seq_len, budget);
+  CHECK(longest >= 64);
+  CHECK(longest < 4'096);
+  CHECK(peak_at(longest) <= budget);
+  CHECK(peak_at(longest + 1) > budget);
+  // Below the completion no sequence exists: a budget short of 32 tokens' peak gives 0.
+  CHECK(trace::largest_fitting(estimator, job, trace::JobKnob::seq_len,
+                               trace::k_max_training_seq_len, peak_at(32) - 1) == 0);
 }
 
 TEST_CASE("GRPO settings out of place are bad input", "[job][rl][bad_input]") {
