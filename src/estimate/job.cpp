@@ -159,7 +159,7 @@ std::string describe_rl(const Job& job) {
     case Generator::vllm_colocate:
       text += rl.engine_sleeps ? "vLLM colocated, sleeping in training" : "vLLM colocated";
       break;
-    case Generator::vllm_server: text += "vLLM server"; break;
+    case Generator::vllm_server: text += "vLLM server (its GPUs planned apart)"; break;
   }
   if (rl.reference) {
     text += job.mode == JobMode::full

@@ -55,6 +55,8 @@ TEST_CASE("GRPO's step: the loss over the completion tokens only", "[job][rl]") 
   CHECK(e.breakdown.activations == 2'048 * 256 * 2);  // prompt and completion kept for backward
   CHECK(e.breakdown.logits == 1'000 * 64 * 3 * 2);
   CHECK(e.breakdown.generation == 0);  // a vLLM server on GPUs of its own
+  CHECK(trace::describe_rl(job) ==
+        "GRPO 32-token completions, vLLM server (its GPUs planned apart)");
   CHECK(e.breakdown.total() == k_step);
 
   // fp32 training: fp32 logits (4 bytes); Liger's fused GRPO loss: none
@@ -164,8 +166,8 @@ TEST_CASE("the longest GRPO sequence that fits is searched from the completion u
   // A budget that holds 64 tokens, not the job's 4,096: the answer lies between, and is exact.
   job.seq_len = 4'096;
   const std::int64_t budget = peak_at(64);
-  const std::int64_t longest = trace::largest_fitting(
-      estimator, job, trace::JobKnob::seq_len, trace::k_max_training_seq_len, budget);
+  const std::int64_t longest = trace::largest_fitting(estimator, job, trace::JobKnob::seq_len,
+                                                      trace::k_max_training_seq_len, budget);
   CHECK(longest >= 64);
   CHECK(longest < 4'096);
   CHECK(peak_at(longest) <= budget);
