@@ -128,6 +128,12 @@ TrainingFlops training_flops(const ModelDescription& model, const ParameterCount
     result.per_token += f.total();
     result.model_per_token += f.total();
   }
+  if (job.rl && job.rl->reference) {
+    // GRPO's reference (beta > 0) scores each generated sequence once, a forward under no_grad.
+    result.reference_per_token = f.total();
+    result.per_token += f.total();
+    result.model_per_token += f.total();
+  }
   if (has_reference(job.preference)) {
     result.reference_per_token = (job.preference == Preference::kto ? 2.0 : sequences) * f.total();
     if (!job.reference_precomputed) {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "trace/checked_math.hpp"
+#include "trace/cost/serving.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/monotone_search.hpp"
@@ -22,6 +23,41 @@ bool has_moe(const ModelDescription& model) {
     }
   }
   return false;
+}
+
+// GRPO's generation on one card: each GPU generates its generation batch once per optimizer
+// step, completion_len decode steps at that concurrency (prompts prefilled alongside), by the
+// serving roofline of plan_serving on one GPU at the compute dtype. Sets run.generation_*;
+// returns false with run.blocker set when the card cannot be timed.
+bool time_generation(const JobEstimator& estimator, const TrainingPlan& plan,
+                     const CostAssumptions& assumptions, const GpuSpec& gpu, TrainingRun& run) {
+  const Job& job = plan.job;
+  const std::int64_t sequences = generation_batch_of(job);
+  Job serve;
+  serve.mode = JobMode::serve;
+  serve.base_dtype = job.precision == Precision::fp32 ? Dtype::fp32 : Dtype::bf16;
+  serve.kv_dtype = *serve.base_dtype;
+  serve.context = job.seq_len;
+  serve.concurrency = sequences;
+  ServingRequest request;
+  request.context_in = std::max<std::int64_t>(job.seq_len - job.rl->completion_len, 1);
+  request.context_out = job.rl->completion_len;
+  request.gpus = 1;
+  request.tp = 1;
+  request.extra_concurrency = {sequences};
+  const ServingPlan serving = plan_serving(estimator, serve, assumptions, request, gpu);
+  if (serving.requested_points.empty() || !(serving.requested_points.front().step_seconds > 0)) {
+    run.blocker = "its generation cannot be timed: " +
+                  (serving.blocker.empty() ? std::string("no serving roofline") : serving.blocker);
+    return false;
+  }
+  run.generation_step_seconds = serving.requested_points.front().step_seconds;
+  run.generations = static_cast<double>(plan.size.tokens) /
+                    (static_cast<double>(run.gpus) * static_cast<double>(sequences) *
+                     static_cast<double>(job.seq_len));
+  run.generation_hours = run.generations * static_cast<double>(job.rl->completion_len) *
+                         run.generation_step_seconds / 3600;
+  return true;
 }
 
 }  // namespace
@@ -140,6 +176,12 @@ TrainingPlan plan_training(const JobEstimator& estimator, const Job& job, const 
       const double seconds =
           plan.total_flops / (static_cast<double>(run.gpus) * run.peak_flops_per_s * run.mfu);
       run.hours = seconds / 3600;
+      if (plan.job.rl && !time_generation(estimator, plan, assumptions, *gpu, run)) {
+        run.gpus = 0;
+        plan.runs.push_back(std::move(run));
+        continue;
+      }
+      run.hours += run.generation_hours;
       if (gpu->price_usd_per_hour) {
         run.price_usd_per_hour = *gpu->price_usd_per_hour;
         run.usd = run.hours * static_cast<double>(run.gpus) * run.price_usd_per_hour;

@@ -59,9 +59,10 @@ std::string training_run_title(const Report& report) {
   if (!report.training_run) return "";
   const TrainingPlan& plan = *report.training_run;
   const RunSize& size = plan.size;
-  std::string title = mode_name(plan.job) + "): ";
+  std::string title = mode_name(plan.job) + (plan.job.rl ? ", GRPO" : "") + "): ";
   if (size.samples > 0) {
-    title += fmt::format("{} samples x {} tokens x {} epochs = {} tokens", group_digits(size.samples),
+    title += fmt::format("{} {} x {} tokens x {} epochs = {} tokens", group_digits(size.samples),
+                         plan.job.rl ? "completions" : "samples",
                          group_digits(size.seq_len), group_digits(size.epochs),
                          short_count(size.tokens));
   } else {
@@ -123,8 +124,20 @@ Table training_runs_table(const Report& report) {
 std::vector<std::string> training_blocker_lines(const Report& report) {
   std::vector<std::string> lines;
   if (!report.training_run) return lines;
-  for (const TrainingRun& run : report.training_run->runs) {
-    if (!run.runs()) lines.push_back(fmt::format("{} cannot run it: {}", run.gpu, run.blocker));
+  const TrainingPlan& plan = *report.training_run;
+  for (const TrainingRun& run : plan.runs) {
+    if (!run.runs()) {
+      lines.push_back(fmt::format("{} cannot run it: {}", run.gpu, run.blocker));
+    } else if (plan.job.rl) {
+      // GRPO: the generation's share of the time, card by card (docs/cost.md, "Online RL").
+      lines.push_back(fmt::format(
+          "{} generation: {} generations x {} decode steps of {} sequences at {:.2f} ms = {} "
+          "of the {}",
+          run.gpu, group_digits(static_cast<std::int64_t>(std::ceil(run.generations))),
+          group_digits(plan.job.rl->completion_len), group_digits(generation_batch_of(plan.job)),
+          run.generation_step_seconds * 1000, hours_text(run.generation_hours),
+          hours_text(run.hours)));
+    }
   }
   return lines;
 }

@@ -86,6 +86,12 @@ Json training_json(const TrainingPlan& plan) {
                 {"compute_dtype", run.compute_dtype},
                 {"peak_flops_per_s", run.peak_flops_per_s},
                 {"price_usd_per_hour", run.usd ? Json(run.price_usd_per_hour) : Json(nullptr)}};
+    if (plan.job.rl) {
+      // GRPO: the generation's share of `hours` (docs/cost.md, "Online RL")
+      row["generation"] = {{"generations", run.generations},
+                           {"step_seconds", run.generation_step_seconds},
+                           {"hours", run.generation_hours}};
+    }
     runs.push_back(std::move(row));
   }
   out["runs"] = std::move(runs);

@@ -126,13 +126,12 @@ void add_cost(Report& report, const ReportRequest& request, const JobEstimator& 
   if (request.job && request.job->mode != JobMode::serve) job = *request.job;
   const RunSize size = request.run_size.value_or(default_run_size(report.assumptions.seq_len));
   job.seq_len = size.seq_len;
-  if (job.rl) {
-    // GRPO's steps wait on generating their completions, a decode-bound phase the roofline
-    // over training FLOPs does not time: no run time or cost rather than a wrong one.
+  if (job.rl && job.rl->generator == Generator::vllm_server) {
+    // The steps wait on a server whose GPUs trace is not told of: no time rather than a guess.
     report.notes.push_back(
-        "GRPO (--rl grpo): no training-run time or cost: generating the completions, which "
-        "trace does not time yet, takes much of each step; the memory estimates cover both "
-        "the generation and the training phase (docs/memory.md, \"Online RL\")");
+        "GRPO with a vLLM server: no training-run time or cost: the server's own GPUs set how "
+        "long generating the completions takes (plan them with --mode serve); the memory "
+        "estimates cover the training GPUs (docs/cost.md, \"Online RL\")");
   } else {
     report.training_run = plan_training(estimator, job, size, request.cost, cards);
   }

@@ -62,6 +62,12 @@ struct TrainingRun {
   double hours = 0;
   std::optional<double> usd;   ///< absent when the card has no price
   double price_usd_per_hour = 0;
+  /// GRPO: generating the completions, inside `hours` (docs/cost.md, "Online RL"): the run's
+  /// generations per GPU, each completion_len decode steps of the generation batch, timed by
+  /// the serving roofline.
+  double generations = 0;
+  double generation_step_seconds = 0;
+  double generation_hours = 0;
   std::string blocker;         ///< why the card cannot run it (empty when it can)
   bool runs() const { return blocker.empty(); }
 };

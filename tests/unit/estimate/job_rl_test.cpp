@@ -15,9 +15,13 @@
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "tiny_models.hpp"
+#include "trace/cost/flops.hpp"
+#include "trace/cost/serving.hpp"
+#include "trace/cost/training.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/job.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/model_config.hpp"
 
 namespace {
@@ -177,6 +181,64 @@ TEST_CASE("the longest GRPO sequence that fits is searched from the completion u
                                trace::k_max_training_seq_len, peak_at(32) - 1) == 0);
 }
 
+TEST_CASE("GRPO's run: the training FLOPs, and the generation timed by the serving roofline",
+          "[cost][rl]") {
+  const trace::ModelDescription model = trace::parse_model_config(trace::test::k_tiny_llama);
+  const trace::ParameterCount params = trace::count_parameters(model);
+  // At 8 tokens (flops_test.cpp): forward 278,400 per token, a full step 3 x = 835,200; beta > 0
+  // adds the reference's forward over every generated sequence: 1,113,600.
+  trace::Job job = grpo_job();
+  job.seq_len = 8;
+  job.rl->completion_len = 4;
+  CHECK(trace::training_flops(model, params, job).per_token == Approx(835'200));
+  job.rl->reference = true;
+  CHECK(trace::training_flops(model, params, job).per_token == Approx(1'113'600));
+  CHECK(trace::training_flops(model, params, job).reference_per_token == Approx(278'400));
+
+  // 1,000 completions of 128 tokens (96 prompt + 32 completion), one epoch: 128,000 tokens. One
+  // H100 holds the tiny job; it generates 2 x 16 = 32 sequences per optimizer step: 128,000 /
+  // (32 x 128) = 31.25 generations of 32 decode steps each.
+  const trace::GpuCatalog& catalog = trace::builtin_gpu_catalog();
+  const trace::GpuSpec* h100 = trace::find_gpu(catalog, "h100-80gb");
+  REQUIRE(h100 != nullptr);
+  job = grpo_job();
+  job.grad_accum = 16;
+  job.rl->generator = trace::Generator::vllm_colocate;
+  job.rl->engine_bytes = 1LL << 30;
+  const trace::RunSize size = trace::run_size_from_samples(1'000, 128, 1);
+  const trace::MemoryAssumptions memory;
+  const trace::CostAssumptions cost;
+  const trace::TrainingPlan grpo =
+      trace::plan_training(model, params, job, size, memory, cost, {h100});
+  REQUIRE(grpo.runs.size() == 1);
+  const trace::TrainingRun& run = grpo.runs.front();
+  REQUIRE(run.runs());
+  CHECK(run.gpus == 1);
+  CHECK(run.generations == Approx(31.25));
+  // the step: the serving roofline at 32 sequences of 96 + 32 tokens, on one GPU in bf16
+  trace::Job serve;
+  serve.mode = trace::JobMode::serve;
+  serve.base_dtype = trace::Dtype::bf16;
+  serve.context = 128;
+  serve.concurrency = 32;
+  trace::ServingRequest request;
+  request.context_in = 96;
+  request.context_out = 32;
+  request.extra_concurrency = {32};
+  const trace::ServingPlan serving =
+      trace::plan_serving(model, params, serve, memory, cost, request, *h100);
+  REQUIRE(serving.requested_points.size() == 1);
+  const double step = serving.requested_points.front().step_seconds;
+  CHECK(run.generation_step_seconds == Approx(step));
+  CHECK(run.generation_hours == Approx(31.25 * 32 * step / 3600));
+  // on top of the training FLOPs' time, which is the supervised job's
+  trace::Job supervised = job;
+  supervised.rl.reset();
+  const trace::TrainingPlan sft =
+      trace::plan_training(model, params, supervised, size, memory, cost, {h100});
+  CHECK(run.hours == Approx(sft.runs.front().hours + run.generation_hours));
+}
+
 TEST_CASE("GRPO settings out of place are bad input", "[job][rl][bad_input]") {
   CHECK(trace::parse_generator("vllm-colocate") == trace::Generator::vllm_colocate);
   CHECK(trace::parse_generator("server") == trace::Generator::vllm_server);
@@ -247,12 +309,21 @@ TEST_CASE("trace --rl grpo: the job line, JSON and check", "[cli][rl]") {
         std::string::npos);
   CHECK(check.value("refusal", std::string()).empty());  // 0.3: 25.5 GB holds it
 
-  // the plan's table gets a generation column; the training run is not priced
+  // the plan's table gets a generation column, and the run its generation time
   run = trace::test::run_cli_offline({"meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb", "--rl",
                                       "grpo", "--generator", "vllm-colocate"});
   CHECK(run.exit_code == 0);
-  CHECK(run.out.find("generation") != std::string::npos);
-  CHECK(run.out.find("GRPO (--rl grpo): no training-run time or cost") != std::string::npos);
+  CHECK(run.out.find("| generation") == std::string::npos);  // a text table, not Markdown
+  CHECK(run.out.find(" generation\n") != std::string::npos);  // the memory table's last column
+  CHECK(run.out.find("TRAINING RUN (LoRA r16, GRPO)") != std::string::npos);
+  CHECK(run.out.find("h100-80gb generation: ") != std::string::npos);
+  // a vLLM server's GPUs set the generation time: the run is not priced
+  run = trace::test::run_cli_offline({"meta-llama/Llama-3.1-8B", "--gpu", "h100-80gb", "--rl",
+                                      "grpo", "--generator", "vllm-server"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("TRAINING RUN") == std::string::npos);
+  CHECK(run.out.find("GRPO with a vLLM server: no training-run time or cost") !=
+        std::string::npos);
 
   for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
            {"--mode", "full", "--rl", "ppo"},
