@@ -7,6 +7,7 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
+#include "tiny_jobs.hpp"
 #include "tiny_models.hpp"
 #include "trace/cost/flops.hpp"
 #include "trace/cost/training.hpp"
@@ -30,14 +31,7 @@ trace::JobEstimate estimate(const trace::Job& job) {
 
 // 2 pairs of 128 tokens: 4 sequences, 512 tokens kept for backward.
 trace::Job dpo_job() {
-  trace::Job job;
-  job.mode = trace::JobMode::full;
-  job.precision = trace::Precision::mixed;
-  job.optimizer = trace::Optimizer::adamw;
-  job.seq_len = 128;
-  job.batch = 2;
-  job.attention = trace::AttentionImpl::flash;
-  job.eager_rms_norm = false;
+  trace::Job job = trace::test::tiny_full_job();
   job.preference = trace::Preference::dpo;
   return job;
 }

@@ -14,6 +14,7 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
+#include "tiny_jobs.hpp"
 #include "tiny_models.hpp"
 #include "trace/cost/flops.hpp"
 #include "trace/cost/serving.hpp"
@@ -36,14 +37,7 @@ trace::JobEstimate estimate(const trace::Job& job) {
 }
 
 trace::Job grpo_job() {
-  trace::Job job;
-  job.mode = trace::JobMode::full;
-  job.precision = trace::Precision::mixed;
-  job.optimizer = trace::Optimizer::adamw;
-  job.seq_len = 128;
-  job.batch = 2;
-  job.attention = trace::AttentionImpl::flash;
-  job.eager_rms_norm = false;
+  trace::Job job = trace::test::tiny_full_job();
   job.rl = trace::OnlineRl{};
   job.rl->completion_len = 32;
   job.rl->generator = trace::Generator::vllm_server;

@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include "test_data.hpp"
+#include "tiny_jobs.hpp"
 #include "tiny_models.hpp"
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
@@ -33,20 +34,11 @@ trace::JobEstimate estimate(const trace::Job& job) {
   return trace::estimate_job(model, trace::count_parameters(model), job);
 }
 
-trace::Job full_job() {
-  trace::Job job;
-  job.mode = trace::JobMode::full;
-  job.precision = trace::Precision::mixed;
-  job.optimizer = trace::Optimizer::adamw;
-  job.seq_len = 128;
-  job.batch = 2;  // 256 tokens
-  // flash-attn keeps K and V grouped (2 kv heads): the saved values derived above. SDPA after
-  // transformers' repeat_kv keeps them at 4 heads: 2 x (64 - 32) = 64 values more per layer.
-  job.attention = trace::AttentionImpl::flash;
-  // Norms as fused kernels: an eager RMSNorm's fp32 copies have their own test.
-  job.eager_rms_norm = false;
-  return job;
-}
+// 2 x 128 tokens under flash-attn, which keeps K and V grouped (2 kv heads): the saved values
+// derived above. SDPA after transformers' repeat_kv keeps them at 4 heads: 2 x (64 - 32) = 64
+// values more per layer. Norms as fused kernels: an eager RMSNorm's fp32 copies have their own
+// test.
+trace::Job full_job() { return trace::test::tiny_full_job(); }
 
 // LoRA r = 8 on q and v in pure bf16, the rest as full_job.
 trace::Job lora_qv_job() {
