@@ -22,7 +22,14 @@ void JobPass::online_rl_generation() {
   // weights TRL syncs into vLLM. FSDP gathers module by module (zero3_gathers false).
   const bool gathers = job.sharding == Sharding::zero3 && dp > 1 && rl.zero3_gathers &&
                        (rl.generator == Generator::transformers || lora);
-  const std::int64_t gathered = gathers ? ceil_div(bytes_for(total, dtype), job.tp * job.pp) : 0;
+  // The whole model as gathered: a QLoRA base stays packed in 4 bits (bitsandbytes'
+  // quant_storage holds the packed values whatever its container dtype).
+  const std::int64_t whole_model =
+      !gathers ? 0
+      : holds_nf4_base(job)
+          ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, job.kbit_upcast ? 4 : 2)
+          : bytes_for(total, dtype);
+  const std::int64_t gathered = ceil_div(whole_model, job.tp * job.pp);
   // A colocated engine awake through the step holds its share there too; asleep (level 2:
   // weights and KV cache released) only while it generates.
   const bool colocated = rl.generator == Generator::vllm_colocate;

@@ -127,6 +127,15 @@ TEST_CASE("GRPO's LoRA under DeepSpeed ZeRO-3 gathers the model to merge adapter
   CHECK(estimate(job).breakdown.generation == 404'096 - 56'768);
   job.rl->zero3_gathers = false;  // FSDP: module by module
   CHECK(estimate(job).breakdown.generation == 0);
+  // QLoRA (fused 4-bit kernels, keeping what LoRA keeps): the base gathered stays packed, its
+  // nf4 Linears 36,864 bytes + absmax 1,152 + code books 15,288 (job_test.cpp) and the other
+  // 128,320 parameters in bf16: 309,944 bytes, 253,176 above the step
+  job.rl->zero3_gathers = true;
+  job.mode = trace::JobMode::qlora;
+  job.bnb_matmul_keeps_inputs = false;
+  CHECK(estimate(job).breakdown.generation == 309'944 - 56'768);
+  job.mode = trace::JobMode::lora;
+  job.bnb_matmul_keeps_inputs = true;
   // a full fine-tune syncs parameter by parameter: nothing gathered whole
   job.rl->zero3_gathers = true;
   job.mode = trace::JobMode::full;
