@@ -224,8 +224,8 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
   // One sequence's KV cache and SSM state on each of `cards` tensor-parallel GPUs.
   const auto cache_on = [&](std::int64_t cards) {
     const KvSplit split = serving_split(assumptions, cards);
-    return checked_add(kv_cache_bytes(model, assumptions.context, kv_dtype, split),
-                       ssm_state_bytes(model, ssm_dtype, assumptions.conv_state_bytes, split));
+    return sequence_cache_bytes(model, assumptions.context, kv_dtype, ssm_dtype,
+                                assumptions.conv_state_bytes, split);
   };
   const std::int64_t cache_on_one = cache_on(1);
   const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {

@@ -17,6 +17,14 @@ namespace trace {
 
 namespace {
 
+// How a job with a reference holds it: "reference precomputed", "reference without adapters"
+// (LoRA's base, adapters disabled), "reference copy fp32" (a full fine-tune's second model).
+std::string describe_reference(const Job& job) {
+  if (job.reference_precomputed) return "reference precomputed";
+  if (job.mode != JobMode::full) return "reference without adapters";
+  return fmt::format("reference copy {}", dtype_info(reference_dtype_of(job)).name);
+}
+
 void validate_online_rl(const Job& job) {
   const OnlineRl& rl = *job.rl;
   if (job.mode == JobMode::serve) {
@@ -137,13 +145,9 @@ std::string describe_preference(const Job& job) {
     case Preference::none: return "";
     case Preference::paired: return "preference pairs, no reference";
     case Preference::dpo:
-    case Preference::kto: {
-      const char* kind = job.preference == Preference::dpo ? "DPO pairs" : "KTO";
-      if (job.reference_precomputed) return fmt::format("{}, reference precomputed", kind);
-      if (job.mode != JobMode::full) return fmt::format("{}, reference without adapters", kind);
-      return fmt::format("{}, reference copy {}", kind,
-                         dtype_info(reference_dtype_of(job)).name);
-    }
+    case Preference::kto:
+      return fmt::format("{}, {}", job.preference == Preference::dpo ? "DPO pairs" : "KTO",
+                         describe_reference(job));
   }
   return "";
 }
@@ -161,11 +165,7 @@ std::string describe_rl(const Job& job) {
       break;
     case Generator::vllm_server: text += "vLLM server (its GPUs planned apart)"; break;
   }
-  if (rl.reference) {
-    text += job.mode == JobMode::full
-                ? fmt::format(", reference copy {}", dtype_info(reference_dtype_of(job)).name)
-                : ", reference without adapters";
-  }
+  if (rl.reference) text += ", " + describe_reference(job);
   return text;
 }
 

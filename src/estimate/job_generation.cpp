@@ -43,10 +43,9 @@ void JobPass::online_rl_generation() {
     // the larger of the prefill's forward over the prompts and the last position's sampling.
     const std::int64_t sequences = generation_batch_of(job);
     const KvSplit split{job.tp, MlaCache::per_head, job.pp, false};
-    const std::int64_t generation_cache =
-        checked_mul(checked_add(kv_cache_bytes(model, job.seq_len, dtype, split),
-                                ssm_state_bytes(model, dtype, bytes_for(1, dtype), split)),
-                    sequences, "the generation's cache");
+    const std::int64_t generation_cache = checked_mul(
+        sequence_cache_bytes(model, job.seq_len, dtype, dtype, bytes_for(1, dtype), split),
+        sequences, "the generation's cache");
     const std::int64_t prompt_tokens =
         checked_mul(job.seq_len - rl.completion_len, sequences, "the prompts");
     const std::int64_t transient =

@@ -511,6 +511,14 @@ std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
       "the SSM state");
 }
 
+std::int64_t sequence_cache_bytes(const ModelDescription& model, std::int64_t context,
+                                  Dtype kv_dtype, Dtype ssm_dtype,
+                                  std::int64_t conv_state_bytes, KvSplit split) {
+  return checked_add(kv_cache_bytes(model, context, kv_dtype, split),
+                     ssm_state_bytes(model, ssm_dtype, conv_state_bytes, split),
+                     "a sequence's cache");
+}
+
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions) {
   if (assumptions.ssm_dtype) return *assumptions.ssm_dtype;
   if (const std::optional<Dtype> dtype = parse_dtype(model.ssm_cache_dtype)) return *dtype;

@@ -110,7 +110,7 @@ Table training_runs_table(const Report& report) {
   table.header = {"card", "GPUs", "split", "peak/GPU", "compute", "time", "$/GPU-h", "cost"};
   if (!report.training_run) return table;
   for (const TrainingRun& run : report.training_run->runs) {
-    if (!run.runs()) continue;  // training_blocker_lines
+    if (!run.runs()) continue;  // training_run_lines
     table.rows.push_back(
         {run.gpu, group_digits(run.gpus), run.strategy, format_bytes(run.peak_bytes_per_gpu),
          fmt::format("{} {}FLOP/s", run.compute_dtype, si(run.peak_flops_per_s)),
@@ -121,7 +121,7 @@ Table training_runs_table(const Report& report) {
   return table;
 }
 
-std::vector<std::string> training_blocker_lines(const Report& report) {
+std::vector<std::string> training_run_lines(const Report& report) {
   std::vector<std::string> lines;
   if (!report.training_run) return lines;
   const TrainingPlan& plan = *report.training_run;

@@ -157,16 +157,20 @@ Json layers_json(const ModelDescription& model) {
   return stacks;
 }
 
+// How a job holds its reference model (DPO, KTO, GRPO with beta > 0).
+const char* reference_json(const Job& job) {
+  if (!has_reference(job.preference) && !(job.rl && job.rl->reference)) return "none";
+  if (job.reference_precomputed) return "precomputed";
+  return job.mode == JobMode::full ? "copy" : "base without adapters";
+}
+
 // A preference job: --batch counts pairs, so a step keeps twice as many sequences.
 Json preference_json(const Job& job) {
   return {{"kind", job.preference == Preference::dpo   ? "dpo"
                    : job.preference == Preference::kto ? "kto"
                                                        : "paired"},
           {"sequences_per_step", job.batch * sequences_per_item(job)},
-          {"reference", !has_reference(job.preference) ? "none"
-                        : job.reference_precomputed       ? "precomputed"
-                        : job.mode == JobMode::full       ? "copy"
-                                                          : "base without adapters"}};
+          {"reference", reference_json(job)}};
 }
 
 // A GRPO job: its completions, where they are generated and what a colocated engine takes.
@@ -176,9 +180,7 @@ Json rl_json(const Job& job) {
           {"completion_tokens", rl.completion_len},
           {"generator", generator_name(rl.generator)},
           {"generation_batch", generation_batch_of(job)},
-          {"reference", !rl.reference               ? "none"
-                        : job.mode == JobMode::full ? "copy"
-                                                    : "base without adapters"},
+          {"reference", reference_json(job)},
           {"engine_bytes", rl.engine_bytes},
           {"engine_sleeps", rl.engine_sleeps}};
 }

@@ -72,7 +72,7 @@ std::string render_markdown(const Report& report) {
     append_facts(out, sections::training_flops_facts(report));
     out += "\n";
     append_table(out, sections::training_runs_table(report));
-    for (const std::string& line : sections::training_blocker_lines(report)) out += "\n- " + line;
+    for (const std::string& line : sections::training_run_lines(report)) out += "\n- " + line;
     out += "\n";
   }
   if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {

@@ -52,8 +52,9 @@ std::string training_run_title(const Report& report);
 Facts training_flops_facts(const Report& report);
 /// One row per card that can run it: GPUs, split, peak, compute dtype, hours, $/GPU-hour, cost.
 Table training_runs_table(const Report& report);
-/// "t4 cannot run it: no native bf16 peak ...", one per card that cannot.
-std::vector<std::string> training_blocker_lines(const Report& report);
+/// The lines under the run table: "t4 cannot run it: no native bf16 peak ...", one per card
+/// that cannot; under --rl grpo, each card's generation share of the time.
+std::vector<std::string> training_run_lines(const Report& report);
 /// "1,024 in + 1,024 out tokens per request; ...".
 std::string serving_title(const Report& report);
 /// One row per card: GPUs, users memory allows, 1-user speed, the best point and its cost.

@@ -100,7 +100,7 @@ std::string render_table(const Report& report) {
     out += "\nTRAINING RUN (" + sections::training_run_title(report) + "\n";
     append_facts(out, sections::training_flops_facts(report));
     append_table(out, sections::training_runs_table(report));
-    for (const std::string& line : sections::training_blocker_lines(report)) out += "  " + line + "\n";
+    for (const std::string& line : sections::training_run_lines(report)) out += "  " + line + "\n";
   }
   if (!report.serving.empty() && (report.only_mode.empty() || report.only_mode == "serve")) {
     out += "\nSERVING (" + sections::serving_title(report) + ")\n";

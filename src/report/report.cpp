@@ -48,11 +48,9 @@ void check_colocated_engine(const Report& report, JobVerdict& verdict) {
   const MemoryAssumptions& a = report.assumptions;
   const MemoryBreakdown& serve = report.memory.serve.breakdown;
   const KvSplit split = serving_split(a);
-  const std::int64_t one_sequence = checked_add(
-      kv_cache_bytes(report.model, job.seq_len, a.kv_dtype, split),
-      ssm_state_bytes(report.model, effective_ssm_dtype(report.model, a), a.conv_state_bytes,
-                      split),
-      "the engine's cache");
+  const std::int64_t one_sequence =
+      sequence_cache_bytes(report.model, job.seq_len, a.kv_dtype,
+                           effective_ssm_dtype(report.model, a), a.conv_state_bytes, split);
   const std::int64_t needs = checked_add(
       checked_add(serve.weights, serve.activations, "the engine"),
       checked_add(a.cuda_graph_bytes, one_sequence, "the engine"), "the engine");

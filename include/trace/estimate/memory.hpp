@@ -230,6 +230,12 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
 /// them), at the busiest of split.pp pipeline stages.
 std::int64_t ssm_state_bytes(const ModelDescription& model, Dtype ssm_dtype,
                              std::int64_t conv_state_bytes, KvSplit split = {});
+/// One sequence's cache at `context` tokens on one GPU of `split`: its KV cache and its SSM
+/// state (kv_cache_bytes + ssm_state_bytes).
+std::int64_t sequence_cache_bytes(const ModelDescription& model, std::int64_t context,
+                                  Dtype kv_dtype, Dtype ssm_dtype,
+                                  std::int64_t conv_state_bytes, KvSplit split);
+
 /// One layer's KV cache bytes per token on one tensor-parallel rank (0 for layers without a
 /// cache: linear attention, none).
 std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split);
