@@ -147,11 +147,43 @@ Naming gpt_oss_naming() {
 Naming naming_for(const std::string& type) {
   // Families whose checkpoint uses transformers' module names under model.* unchanged:
   // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
+  // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4}.py (GLM's fused gate_up_proj is
+  // Phi-3's; OLMo's LayerNorms store nothing).
   for (const char* plain : {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe",
-                            "gemma", "gemma2", "gemma3_text", "phi3"}) {
+                            "gemma", "gemma2", "gemma3_text", "phi3", "granite", "smollm3", "olmo",
+                            "olmo3", "cohere2", "glm", "glm4"}) {
     if (type == plain) return plain_naming();
   }
   if (type == "mixtral") return mixtral_naming();
+  if (type == "phimoe") {
+    // modeling_phimoe.py as the Phi-3.5-MoE upload stores it: Mixtral's block_sparse_moe names.
+    Naming naming = mixtral_naming();
+    naming.label = "transformers Phi-MoE (model.*, block_sparse_moe, w1/w2/w3)";
+    return naming;
+  }
+  if (type == "starcoder2") {
+    // modeling_starcoder2.py Starcoder2MLP: c_fc -> c_proj.
+    return {.label = "transformers StarCoder2 (model.*, mlp.c_fc/c_proj)",
+            .renames = {{"", ".mlp.up_proj.", ".mlp.c_fc."},
+                        {"", ".mlp.down_proj.", ".mlp.c_proj."}}};
+  }
+  if (type == "baichuan") {
+    // Baichuan's remote code packs q, k and v into self_attn.W_pack.
+    return {.label = "Baichuan remote code (model.*, self_attn.W_pack)",
+            .renames = {{"", ".self_attn.qkv_proj.", ".self_attn.W_pack."}}};
+  }
+  if (type == "exaone") {
+    // EXAONE's remote code: transformer.wte, h.N.{ln_1, attn.attention.{q,k,v,out}_proj, ln_2,
+    // mlp.c_fc_0 (gate) / c_fc_1 (up) / c_proj (down)}, ln_f.
+    return {.label = "EXAONE remote code (transformer.h.N, attn.attention, mlp.c_fc_0/c_fc_1)",
+            .root = "transformer.",
+            .embedding = "wte",
+            .renames = {{"", ".attention.o_proj.", ".attention.out_proj."},
+                        {"", ".mlp.gate_proj.", ".mlp.c_fc_0."},
+                        {"", ".mlp.up_proj.", ".mlp.c_fc_1."},
+                        {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+            .layers = "h"};
+  }
   if (type == "qwen2_moe") {
     // Qwen2MoeSparseMoeBlock: one shared_expert (singular) behind shared_expert_gate.
     return {.label = "transformers Qwen2-MoE (model.*, shared_expert)",

@@ -13,19 +13,6 @@
 
 namespace trace::family {
 
-namespace {
-
-std::string first_architecture(const ConfigReader& config) {
-  if (!config.has("architectures")) return "";
-  const nlohmann::json& list = config.json().at("architectures");
-  if (!list.is_array()) config.fail("architectures", "must be a list of class names");
-  if (list.empty()) return "";
-  if (!list[0].is_string()) config.fail("architectures", "must be a list of class names");
-  return list[0].get<std::string>();
-}
-
-}  // namespace
-
 ModelDescription build_bert(const ConfigReader& config) {
   ModelDescription model;
   const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);

@@ -147,6 +147,15 @@ std::vector<Norm> pre_norm_pair(std::int64_t hidden) {
   return {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
 }
 
+std::string first_architecture(const ConfigReader& config) {
+  if (!config.has("architectures")) return "";
+  const nlohmann::json& list = config.json().at("architectures");
+  if (!list.is_array()) config.fail("architectures", "must be a list of class names");
+  if (list.empty()) return "";
+  if (!list[0].is_string()) config.fail("architectures", "must be a list of class names");
+  return list[0].get<std::string>();
+}
+
 void set_moe(Block& block, const Moe& moe, std::int64_t hidden) {
   block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
   block.moe = moe;

@@ -70,6 +70,22 @@ ModelDescription build_qwen2_vl(const ConfigReader& config);
 ModelDescription build_qwen2_5_vl(const ConfigReader& config);
 ModelDescription build_qwen3_vl(const ConfigReader& config);
 ModelDescription build_qwen3_vl_moe(const ConfigReader& config);
+ModelDescription build_phimoe(const ConfigReader& config);
+ModelDescription build_dbrx(const ConfigReader& config);
+ModelDescription build_granite(const ConfigReader& config);
+ModelDescription build_granitemoe(const ConfigReader& config);
+ModelDescription build_granitemoeshared(const ConfigReader& config);
+ModelDescription build_internlm2(const ConfigReader& config);
+ModelDescription build_baichuan(const ConfigReader& config);
+ModelDescription build_starcoder2(const ConfigReader& config);
+ModelDescription build_cohere(const ConfigReader& config);
+ModelDescription build_cohere2(const ConfigReader& config);
+ModelDescription build_smollm3(const ConfigReader& config);
+ModelDescription build_olmo(const ConfigReader& config);
+ModelDescription build_olmo3(const ConfigReader& config);
+ModelDescription build_glm(const ConfigReader& config);
+ModelDescription build_glm4(const ConfigReader& config);
+ModelDescription build_exaone(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -112,10 +128,19 @@ StoredExtra rotary_inv_freq_extra(
     std::string name = "model.layers.*.self_attn.rotary_emb.inv_freq");
 
 /// A routed-expert FFN: `num_experts` gated experts of width `expert_width`, top_k per token,
-/// read from the given keys and checked (1 <= top_k <= num_experts).
+/// read from the given keys and checked (1 <= top_k <= num_experts). With `defaults` (the config
+/// class's values) the keys may be left out; without, they are required.
+struct ExpertDefaults {
+  std::int64_t num_experts = 0;
+  std::int64_t top_k = 0;
+};
 Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
                    std::initializer_list<std::string_view> experts_keys,
-                   std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width);
+                   std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width,
+                   std::optional<ExpertDefaults> defaults = std::nullopt);
+
+/// The first class named in `architectures`, or "" when the config names none.
+std::string first_architecture(const ConfigReader& config);
 
 /// Layer indices listed under `key` (e.g. Qwen-MoE's mlp_only_layers), each checked < layers.
 std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,
@@ -142,6 +167,34 @@ struct DecoderDims {
 };
 DecoderDims read_decoder_dims(const ConfigReader& config, ModelDescription& model,
                               bool tie_default);
+
+/// The layer layout the Llama lineage varies: where the norms sit and their kind (the final norm
+/// and any QK-norm share it), the biases, QK-norm, every layer's FFN, and per layer the sliding
+/// window and whether RoPE applies. Names default to transformers' Llama spelling.
+struct DecoderLayout {
+  enum class Norms {
+    pre,       ///< input_layernorm, post_attention_layernorm (before attention, before the FFN)
+    post,      ///< post_attention_layernorm, post_feedforward_layernorm (after each; OLMo 2)
+    sandwich,  ///< before and after attention, before and after the FFN (GLM-4-0414)
+    parallel,  ///< one input_layernorm feeding attention and the FFN side by side (Cohere)
+  };
+  enum class QkNorm { none, per_head, full_width };
+  NormKind norm_kind = NormKind::rms_norm;
+  Norms norms = Norms::pre;
+  QkNorm qk_norm = QkNorm::none;
+  bool qkv_bias = false;
+  bool o_bias = false;
+  bool fused_qkv = false;
+  Mlp mlp;                            ///< every layer's FFN (kind none: the caller adds an MoE)
+  std::int64_t rotary_dim = 0;        ///< per head, on the layers that apply RoPE
+  std::vector<std::int64_t> windows;  ///< per layer (0 = full attention); empty: none slide
+  std::vector<bool> rope_layers;      ///< per layer; empty: every layer applies RoPE
+  std::string attention_name = "self_attn";
+  std::vector<std::string> norm_names;  ///< empty: the placement's transformers names
+  std::string final_norm_name = "norm";
+};
+Stack decoder_stack(std::int64_t hidden, std::int64_t layers, const HeadShape& shape,
+                    const DecoderLayout& layout);
 
 /// Adds one note listing the `defaults` (key, value as the config class sets it) for the keys
 /// this config leaves out, e.g. "JambaConfig defaults used: mamba_d_conv = 4".

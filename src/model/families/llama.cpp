@@ -1,5 +1,5 @@
 // The Llama lineage: pre-norm decoder, RMSNorm, RoPE, SwiGLU MLP, optional GQA.
-// llama (Llama 2/3.x, SmolLM2, TinyLlama, CodeLlama, Yi), mistral, qwen2, qwen3, olmo2.
+// llama (Llama 2/3.x, SmolLM2, TinyLlama, CodeLlama, Yi), mistral, qwen2, qwen3, olmo2, olmo3.
 // Tensor lists: transformers models/<type>/modeling_<type>.py.
 #include "family.hpp"
 
@@ -12,8 +12,7 @@ struct LlamaVariant {
   bool qkv_bias = false;          // qwen2: q/k/v biased, o not
   bool o_bias = false;
   bool mlp_bias = false;
-  bool per_head_qk_norm = false;  // qwen3: RMSNorm(head_dim) on q and k
-  bool full_width_qk_norm = false;  // olmo2: RMSNorm over all q / all k channels
+  DecoderLayout::QkNorm qk_norm = DecoderLayout::QkNorm::none;  // qwen3 per head, olmo2 full
   bool post_norms = false;          // olmo2: norms after attention and MLP, none before
   WindowRule windows;
 };
@@ -21,46 +20,20 @@ struct LlamaVariant {
 ModelDescription build_llama_like(const ConfigReader& config, const LlamaVariant& variant) {
   ModelDescription model;
   const DecoderDims dims = read_decoder_dims(config, model, false);
-  const std::int64_t hidden = dims.hidden;
-  const std::int64_t layers = dims.layers;
-  const HeadShape& shape = dims.heads;
   const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
   model.family = variant.family;
 
-  const std::vector<std::int64_t> windows = resolve_windows(config, layers, variant.windows);
-  const std::int64_t rotary = rotary_dims(config, shape.head_dim);
-
-  Stack stack;
-  stack.name = "decoder";
-  stack.blocks.reserve(static_cast<std::size_t>(layers));
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, variant.qkv_bias, variant.o_bias);
-    block.attention.rotary_dim = rotary;
-    block.attention.sliding_window = windows[static_cast<std::size_t>(i)];
-    if (variant.per_head_qk_norm) {
-      block.attention.q_norm = rms_norm("q_norm", shape.head_dim);
-      block.attention.k_norm = rms_norm("k_norm", shape.head_dim);
-    }
-    if (variant.full_width_qk_norm) {
-      block.attention.q_norm = rms_norm("q_norm", shape.num_heads * shape.head_dim);
-      block.attention.k_norm = rms_norm("k_norm", shape.num_kv_heads * shape.head_dim);
-    }
-    block.mlp = Mlp{MlpKind::gated, config.optional_string("hidden_act").value_or("silu"), hidden,
-                    intermediate, variant.mlp_bias, variant.mlp_bias, false};
-    if (variant.post_norms) {
-      block.norms = {rms_norm("post_attention_layernorm", hidden),
-                     rms_norm("post_feedforward_layernorm", hidden)};
-      block.post_norm = true;
-    } else {
-      block.norms = {rms_norm("input_layernorm", hidden),
-                     rms_norm("post_attention_layernorm", hidden)};
-    }
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = rms_norm("norm", hidden);
-  model.stacks.push_back(std::move(stack));
-  model.stored_extras.push_back(rotary_inv_freq_extra(layers, rotary));
+  DecoderLayout layout;
+  layout.norms = variant.post_norms ? DecoderLayout::Norms::post : DecoderLayout::Norms::pre;
+  layout.qk_norm = variant.qk_norm;
+  layout.qkv_bias = variant.qkv_bias;
+  layout.o_bias = variant.o_bias;
+  layout.mlp = Mlp{MlpKind::gated, config.optional_string("hidden_act").value_or("silu"),
+                   dims.hidden, intermediate, variant.mlp_bias, variant.mlp_bias, false};
+  layout.rotary_dim = rotary_dims(config, dims.heads.head_dim);
+  layout.windows = resolve_windows(config, dims.layers, variant.windows);
+  model.stacks.push_back(decoder_stack(dims.hidden, dims.layers, dims.heads, layout));
+  model.stored_extras.push_back(rotary_inv_freq_extra(dims.layers, layout.rotary_dim));
   return model;
 }
 
@@ -107,7 +80,7 @@ ModelDescription build_qwen3(const ConfigReader& config) {
   LlamaVariant variant;
   variant.family = "Qwen3 (decoder-only, RoPE, RMSNorm, SwiGLU, QK-norm)";
   variant.qkv_bias = variant.o_bias = config.bool_or("attention_bias", false);
-  variant.per_head_qk_norm = true;
+  variant.qk_norm = DecoderLayout::QkNorm::per_head;
   variant.windows = qwen_windows(config);
   return build_llama_like(config, variant);
 }
@@ -116,9 +89,39 @@ ModelDescription build_olmo2(const ConfigReader& config) {
   LlamaVariant variant;
   variant.family = "OLMo 2 (decoder-only, RoPE, post-norm RMSNorm, QK-norm, SwiGLU)";
   variant.qkv_bias = variant.o_bias = config.bool_or("attention_bias", false);
-  variant.full_width_qk_norm = true;
+  variant.qk_norm = DecoderLayout::QkNorm::full_width;
   variant.post_norms = true;
   return build_llama_like(config, variant);
+}
+
+// OLMo 3 (Olmo-3-1025-7B, Olmo-3-1125-32B): the OLMo 2 layout with sliding-window layers.
+// Tensor list: transformers models/olmo3/modular_olmo3.py.
+ModelDescription build_olmo3(const ConfigReader& config) {
+  LlamaVariant variant;
+  variant.family = "OLMo 3 (decoder-only, RoPE, post-norm RMSNorm, QK-norm, SwiGLU, sliding window)";
+  variant.qkv_bias = variant.o_bias = config.bool_or("attention_bias", false);
+  variant.qk_norm = DecoderLayout::QkNorm::full_width;
+  variant.post_norms = true;
+  // Olmo3Config: sliding_window defaults to 4096 (an explicit null turns the windows off) and,
+  // without layer_types, every 4th layer is full and the rest slide.
+  const bool window_null =
+      config.json().contains("sliding_window") && config.json().at("sliding_window").is_null();
+  const std::int64_t window =
+      window_null ? 0 : config.int_or({"sliding_window"}, 4096, 1, k_max_positions);
+  variant.windows = {window, WindowRule::Pattern::every_nth_global, 4};
+  ModelDescription model = build_llama_like(config, variant);
+  if (!config.has("max_position_embeddings")) model.max_position_embeddings = 2048;
+  if (window_null) {
+    model.notes.push_back("sliding_window is null: every layer attends to the whole context");
+  }
+  note_defaults(model, config, "Olmo3Config",
+                {{"tie_word_embeddings", "false"},
+                 {"attention_bias", "false"},
+                 {"hidden_act", "silu"},
+                 {"max_position_embeddings", "2048"},
+                 {"sliding_window", "4096"},
+                 {"layer_types", "sliding except every 4th layer"}});
+  return model;
 }
 
 }  // namespace trace::family

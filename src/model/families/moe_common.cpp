@@ -8,10 +8,13 @@ namespace trace::family {
 
 Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
                    std::initializer_list<std::string_view> experts_keys,
-                   std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width) {
+                   std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width,
+                   std::optional<ExpertDefaults> defaults) {
   Moe moe;
-  moe.num_experts = config.require_int(experts_keys, 1, 1 << 20);
-  moe.top_k = config.require_int(top_k_keys, 1, 1 << 20);
+  moe.num_experts = defaults ? config.int_or(experts_keys, defaults->num_experts, 1, 1 << 20)
+                             : config.require_int(experts_keys, 1, 1 << 20);
+  moe.top_k = defaults ? config.int_or(top_k_keys, defaults->top_k, 1, 1 << 20)
+                       : config.require_int(top_k_keys, 1, 1 << 20);
   if (moe.top_k > moe.num_experts) {
     throw ConfigError(fmt::format(
         "config.json ({}): '{}' = {} routes each token to more experts than the {} there are",

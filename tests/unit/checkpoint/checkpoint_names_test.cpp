@@ -249,3 +249,78 @@ TEST_CASE("gpt-oss: MXFP4 stacked experts, router, sinks", "[checkpoint][names]"
   CHECK(find_tensor(inventory, "model.layers.0.mlp.experts.gate_up_proj_blocks")->logical_params ==
         2'123'366'400);
 }
+
+TEST_CASE("StarCoder2: biased LayerNorms and mlp.c_fc / c_proj", "[checkpoint][names]") {
+  // modeling_starcoder2.py; starcoder2-15b: 48 heads x 128, 4 kv heads, 24576-wide MLP, untied.
+  const Inventory inventory = fixture_inventory("bigcode--starcoder2-15b.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {512, 6144});
+  check_tensor(inventory, "model.layers.0.self_attn.o_proj.bias", {6144});
+  check_tensor(inventory, "model.layers.39.mlp.c_fc.weight", {24576, 6144});
+  check_tensor(inventory, "model.layers.39.mlp.c_proj.bias", {6144});
+  check_tensor(inventory, "model.layers.0.input_layernorm.bias", {6144});
+  check_tensor(inventory, "model.norm.bias", {6144});
+  check_tensor(inventory, "lm_head.weight", {49152, 6144});
+  check_absent(inventory, "model.layers.0.mlp.up_proj.weight");
+}
+
+TEST_CASE("EXAONE: transformer.h.N with attn.attention and c_fc_0 / c_fc_1",
+          "[checkpoint][names]") {
+  // EXAONE-3.0-7.8B's remote modeling_exaone.py: 32 heads x 128, 8 kv heads, 14336-wide MLP.
+  const Inventory inventory =
+      fixture_inventory("LGAI-EXAONE--EXAONE-3.0-7.8B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.wte.weight", {102400, 4096});
+  check_tensor(inventory, "transformer.h.0.ln_1.weight", {4096});
+  check_tensor(inventory, "transformer.h.0.attn.attention.k_proj.weight", {1024, 4096});
+  check_tensor(inventory, "transformer.h.31.attn.attention.out_proj.weight", {4096, 4096});
+  check_tensor(inventory, "transformer.h.31.mlp.c_fc_0.weight", {14336, 4096});
+  check_tensor(inventory, "transformer.h.31.mlp.c_fc_1.weight", {14336, 4096});
+  check_tensor(inventory, "transformer.h.31.mlp.c_proj.weight", {4096, 14336});
+  check_tensor(inventory, "transformer.ln_f.weight", {4096});
+  check_tensor(inventory, "lm_head.weight", {102400, 4096});
+}
+
+TEST_CASE("Baichuan: q, k and v packed in W_pack", "[checkpoint][names]") {
+  // Baichuan-7B's remote modeling_baichuan.py: W_pack = Linear(4096, 3 x 4096, bias=False).
+  const Inventory inventory = fixture_inventory("baichuan-inc--Baichuan-7B.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.W_pack.weight", {12288, 4096});
+  check_tensor(inventory, "model.layers.31.mlp.gate_proj.weight", {11008, 4096});
+  check_absent(inventory, "model.layers.0.self_attn.q_proj.weight");
+}
+
+TEST_CASE("GLM-4-0414: fused gate_up_proj and four norms per layer", "[checkpoint][names]") {
+  // modeling_glm4.py Glm4DecoderLayer; GLM-4-9B-0414: 2 kv heads x 128, q/k/v biased, o not.
+  const Inventory inventory = fixture_inventory("THUDM--GLM-4-9B-0414.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.bias", {256});
+  check_absent(inventory, "model.layers.0.self_attn.o_proj.bias");
+  check_tensor(inventory, "model.layers.0.mlp.gate_up_proj.weight", {27392, 4096});
+  check_tensor(inventory, "model.layers.39.post_self_attn_layernorm.weight", {4096});
+  check_tensor(inventory, "model.layers.39.post_mlp_layernorm.weight", {4096});
+}
+
+TEST_CASE("Phi-3.5-MoE: block_sparse_moe experts, LayerNorm biases, lm_head bias",
+          "[checkpoint][names]") {
+  // modeling_phimoe.py as the upload stores it; 16 experts of 6400, 8 kv heads x 128.
+  const Inventory inventory =
+      fixture_inventory("microsoft--Phi-3.5-MoE-instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.block_sparse_moe.gate.weight", {16, 4096});
+  check_tensor(inventory, "model.layers.0.block_sparse_moe.experts.15.w1.weight", {6400, 4096});
+  check_tensor(inventory, "model.layers.31.block_sparse_moe.experts.0.w2.weight", {4096, 6400});
+  check_tensor(inventory, "model.layers.0.self_attn.v_proj.bias", {1024});
+  check_tensor(inventory, "model.layers.0.input_layernorm.bias", {4096});
+  check_tensor(inventory, "lm_head.bias", {32064});
+}
+
+TEST_CASE("OLMo-1: its LayerNorms store no tensor", "[checkpoint][names]") {
+  // modeling_olmo.py OlmoLayerNorm calls F.layer_norm without weight or bias; OLMo-1B-hf ties.
+  const Inventory inventory = fixture_inventory("allenai--OLMo-1B-hf.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.15.mlp.down_proj.weight", {2048, 8192});
+  check_absent(inventory, "model.layers.0.input_layernorm.weight");
+  check_absent(inventory, "model.norm.weight");
+  check_absent(inventory, "lm_head.weight");
+}

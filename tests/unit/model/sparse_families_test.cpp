@@ -43,6 +43,13 @@ constexpr Sparse k_sparse[] = {
     {"zai-org--GLM-5.json", "glm_moe_dsa", 753'864'139'008, 9'952'920'576},
     {"zai-org--GLM-5.2.json", "glm_moe_dsa", 753'329'940'480, 9'952'920'576},
     {"nvidia--Llama-3_1-Nemotron-Ultra-253B-v1.json", "nemotron-nas", 253'401'268'224, 0},
+    // SOURCES-phimoe-dbrx.md, SOURCES-granite.md. Phi-3.5-MoE: an exact count published beside
+    // Phi-3.5-mini's (which equals the Hub's); granite-3.1-1b-a400m: sum(numel) of the loaded
+    // checkpoint; DBRX: hand-derived (only "132B" is published, checked below).
+    {"microsoft--Phi-3.5-MoE-instruct.reconstructed.json", "phimoe", 41'873'153'344, 0},
+    {"ibm-granite--granite-3.1-1b-a400m-instruct.reconstructed.json", "granitemoe",
+     1'334'628'352, 0},
+    {"databricks--dbrx-instruct.json", "dbrx", 131'596'523'520, 0},
 };
 
 std::string text_of(const std::string& fixture) {
@@ -106,6 +113,19 @@ TEST_CASE("active parameters match each vendor's published figure", "[moe][activ
   const trace::ParameterCount k2 = trace::count_parameters(model_of("moonshotai--Kimi-K2-Instruct.json"));
   CHECK(truncates_to(k2.active, 32e9, 1e9));
   CHECK(rounds_to(k2.active_without_embedding, 32e9, 1e9));
+  // Phi-3.5-MoE "6.6B active" of 41.9B; Granite-3.1-1B-A400M "400M active"; DBRX "36B active"
+  // of "132B".
+  const trace::ParameterCount phimoe =
+      trace::count_parameters(model_of("microsoft--Phi-3.5-MoE-instruct.reconstructed.json"));
+  CHECK(rounds_to(phimoe.active, 6.6e9, 0.1e9));
+  CHECK(rounds_to(phimoe.total, 41.9e9, 0.1e9));
+  CHECK(truncates_to(trace::count_parameters(model_of(
+                         "ibm-granite--granite-3.1-1b-a400m-instruct.reconstructed.json"))
+                         .active,
+                     0.4e9, 0.1e9));
+  const trace::ParameterCount dbrx = trace::count_parameters(model_of("databricks--dbrx-instruct.json"));
+  CHECK(rounds_to(dbrx.active, 36e9, 1e9));
+  CHECK(rounds_to(dbrx.total, 132e9, 1e9));
   // Llama-4-Scout "17B active": the text path, the vision tower excluded.
   CHECK(truncates_to(trace::count_parameters(
                          model_of("catalog:meta-llama/Llama-4-Scout-17B-16E-Instruct")).active,
