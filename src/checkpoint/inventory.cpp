@@ -147,11 +147,13 @@ Naming gpt_oss_naming() {
 Naming naming_for(const std::string& type) {
   // Families whose checkpoint uses transformers' module names under model.* unchanged:
   // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
-  // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4}.py (GLM's fused gate_up_proj is
-  // Phi-3's; OLMo's LayerNorms store nothing).
-  for (const char* plain : {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe",
-                            "gemma", "gemma2", "gemma3_text", "phi3", "granite", "smollm3", "olmo",
-                            "olmo3", "cohere2", "glm", "glm4"}) {
+  // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4,seed_oss,arcee,exaone4,nemotron,
+  // hunyuan_v1_dense}.py (GLM's fused gate_up_proj is Phi-3's; OLMo's LayerNorms store nothing;
+  // Hunyuan's QK-norms are query_layernorm / key_layernorm in the description already).
+  for (const char* plain :
+       {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe", "gemma", "gemma2",
+        "gemma3_text", "phi3", "granite", "smollm3", "olmo", "olmo3", "cohere2", "glm", "glm4",
+        "seed_oss", "arcee", "exaone4", "nemotron", "hunyuan_v1_dense"}) {
     if (type == plain) return plain_naming();
   }
   if (type == "mixtral") return mixtral_naming();
@@ -171,6 +173,17 @@ Naming naming_for(const std::string& type) {
     // Baichuan's remote code packs q, k and v into self_attn.W_pack.
     return {.label = "Baichuan remote code (model.*, self_attn.W_pack)",
             .renames = {{"", ".self_attn.qkv_proj.", ".self_attn.W_pack."}}};
+  }
+  if (type == "mpt") {
+    // MPT's remote code: transformer.wte, blocks.N.{norm_1, attn.Wqkv, attn.out_proj, norm_2,
+    // ffn.up_proj, ffn.down_proj}, norm_f; the head is the tied wte.
+    return {.label = "MPT remote code (transformer.blocks.N, attn.Wqkv, ffn)",
+            .root = "transformer.",
+            .embedding = "wte",
+            .renames = {{"", ".attn.qkv_proj.", ".attn.Wqkv."},
+                        {"", ".attn.o_proj.", ".attn.out_proj."},
+                        {"", ".mlp.", ".ffn."}},
+            .layers = "blocks"};
   }
   if (type == "exaone") {
     // EXAONE's remote code: transformer.wte, h.N.{ln_1, attn.attention.{q,k,v,out}_proj, ln_2,

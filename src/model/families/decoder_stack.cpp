@@ -1,7 +1,8 @@
 // The decoder stack of the Llama lineage and of the families that differ from it only in where
 // their norms sit, which norm they use, their biases, QK-norm, FFN shape, sliding windows and
 // which layers apply RoPE (llama.cpp, granite, smollm3, olmo, starcoder2, cohere, glm, exaone,
-// internlm2, baichuan). Each family reads its config and fills a DecoderLayout.
+// exaone4, internlm2, baichuan, nemotron, gpt_neo, mpt, codegen, seed_oss, hunyuan, arcee and the
+// MoE families phimoe, granitemoe). Each family reads its config and fills a DecoderLayout.
 #include "family.hpp"
 
 namespace trace::family {
@@ -45,11 +46,12 @@ Stack decoder_stack(std::int64_t hidden, std::int64_t layers, const HeadShape& s
     block.attention.rotary_dim = rope ? layout.rotary_dim : 0;
     if (!layout.windows.empty()) block.attention.sliding_window = layout.windows[index];
     if (layout.qk_norm == DecoderLayout::QkNorm::per_head) {
-      block.attention.q_norm = norm("q_norm", shape.head_dim);
-      block.attention.k_norm = norm("k_norm", shape.head_dim);
+      block.attention.q_norm = norm(layout.qk_norm_names.first, shape.head_dim);
+      block.attention.k_norm = norm(layout.qk_norm_names.second, shape.head_dim);
     } else if (layout.qk_norm == DecoderLayout::QkNorm::full_width) {
-      block.attention.q_norm = norm("q_norm", shape.num_heads * shape.head_dim);
-      block.attention.k_norm = norm("k_norm", shape.num_kv_heads * shape.head_dim);
+      block.attention.q_norm = norm(layout.qk_norm_names.first, shape.num_heads * shape.head_dim);
+      block.attention.k_norm =
+          norm(layout.qk_norm_names.second, shape.num_kv_heads * shape.head_dim);
     }
     block.mlp = layout.mlp;
     for (const std::string& name : norm_names) block.norms.push_back(norm(name, hidden));

@@ -86,6 +86,18 @@ ModelDescription build_olmo3(const ConfigReader& config);
 ModelDescription build_glm(const ConfigReader& config);
 ModelDescription build_glm4(const ConfigReader& config);
 ModelDescription build_exaone(const ConfigReader& config);
+ModelDescription build_nemotron(const ConfigReader& config);
+ModelDescription build_gpt_neo(const ConfigReader& config);
+ModelDescription build_llava(const ConfigReader& config);
+ModelDescription build_llava_next(const ConfigReader& config);
+ModelDescription build_paligemma(const ConfigReader& config);
+ModelDescription build_idefics3(const ConfigReader& config);
+ModelDescription build_mpt(const ConfigReader& config);
+ModelDescription build_codegen(const ConfigReader& config);
+ModelDescription build_seed_oss(const ConfigReader& config);
+ModelDescription build_hunyuan_v1_dense(const ConfigReader& config);
+ModelDescription build_exaone4(const ConfigReader& config);
+ModelDescription build_arcee(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -190,6 +202,7 @@ struct DecoderLayout {
   std::vector<std::int64_t> windows;  ///< per layer (0 = full attention); empty: none slide
   std::vector<bool> rope_layers;      ///< per layer; empty: every layer applies RoPE
   std::string attention_name = "self_attn";
+  std::pair<std::string, std::string> qk_norm_names{"q_norm", "k_norm"};
   std::vector<std::string> norm_names;  ///< empty: the placement's transformers names
   std::string final_norm_name = "norm";
 };
@@ -213,6 +226,32 @@ void add_qwen2_vl_vision(const ConfigReader& vision, ModelDescription& model);
 void add_qwen2_5_vl_vision(const ConfigReader& vision, ModelDescription& model);
 void add_qwen3_vl_vision(const ConfigReader& vision, std::int64_t text_hidden,
                          ModelDescription& model);
+
+/// A SigLIP-layout vision encoder (siglip.cpp) whose tensors sit under `prefix`; `defaults` are
+/// the config class's sizes for keys vision_config leaves out (none: the keys are required).
+struct SiglipDefaults {
+  const char* config_class = "";
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+  std::int64_t intermediate = 0;
+  std::int64_t heads = 0;
+  std::int64_t patch = 0;
+  std::int64_t image = 0;
+};
+struct SiglipLayout {
+  enum class PoolingHead { never, refused, unless_disabled };
+  std::string prefix;      ///< e.g. "vision_tower.vision_model"
+  std::string stack_name;  ///< the encoder's name in the graph
+  std::optional<SiglipDefaults> defaults;
+  PoolingHead head = PoolingHead::never;  ///< unless_disabled: built unless vision_use_head false
+};
+Stack siglip_tower(const ConfigReader& vision, const SiglipLayout& layout,
+                   ModelDescription& model);
+
+/// The encoder layers SigLIP and CLIP share: non-causal, biased q/k/v/out_proj, LayerNorms
+/// layer_norm1 / layer_norm2, a biased fc1 -> fc2 MLP, then post_layernorm; marked vision.
+Stack vit_encoder_stack(std::string name, std::int64_t layers, const HeadShape& shape,
+                        std::int64_t intermediate, const std::string& activation);
 
 /// A wrapper's text_config as a reader over `storage`, with the wrapper's tie_word_embeddings and
 /// torch_dtype filled in where text_config leaves them out (transformers reads them there).

@@ -32,41 +32,6 @@ constexpr std::array<TextDefault, 7> k_text_defaults{{
     {"max_position_embeddings", 131'072},
 }};
 
-Stack siglip_tower(const ConfigReader& vision, ModelDescription& model) {
-  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
-  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
-  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
-  const std::int64_t image = vision.require_int({"image_size"}, 1, 1 << 20);
-  const std::int64_t channels = vision.int_or({"num_channels"}, 3, 1, 64);
-  if (vision.bool_or("vision_use_head", false)) {
-    vision.fail("vision_use_head", "= true (a SigLIP pooling head) is not supported yet");
-  }
-  const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
-  const std::int64_t patches_per_side = image / patch;
-  model.extra_parameters.push_back(
-      {"vision_tower.embeddings.patch_embedding", "vision", "Conv2d",
-       checked_add(checked_product({hidden, channels, patch, patch}), hidden)});
-  model.extra_parameters.push_back(
-      {"vision_tower.embeddings.position_embedding", "vision", "Embedding",
-       checked_product({patches_per_side, patches_per_side, hidden})});
-
-  Stack stack;
-  stack.name = "vision_tower";
-  stack.causal = false;
-  stack.vision = true;
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, true, true);
-    block.mlp = Mlp{MlpKind::plain, vision.optional_string("hidden_act").value_or("gelu_pytorch_tanh"),
-                    hidden, intermediate, true, true, false};
-    block.norms = {layer_norm("layer_norm1", hidden), layer_norm("layer_norm2", hidden)};
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = layer_norm("post_layernorm", hidden);
-  return stack;
-}
-
 }  // namespace
 
 ModelDescription build_gemma3(const ConfigReader& config) {
@@ -94,7 +59,10 @@ ModelDescription build_gemma3(const ConfigReader& config) {
   if (model.torch_dtype.empty()) model.torch_dtype = config.optional_string("torch_dtype").value_or("");
 
   const ConfigReader vision = config.child("vision_config");
-  Stack tower = siglip_tower(vision, model);
+  // Gemma3Config reads every tower size from vision_config and builds no pooling head.
+  Stack tower = siglip_tower(
+      vision, {"vision_tower", "vision_tower", std::nullopt, SiglipLayout::PoolingHead::refused},
+      model);
   const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
   model.extra_parameters.push_back({"multi_modal_projector.mm_input_projection_weight", "vision",
                                     "Linear", checked_mul(vision_hidden, model.hidden_size)});

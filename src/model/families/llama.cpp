@@ -98,7 +98,8 @@ ModelDescription build_olmo2(const ConfigReader& config) {
 // Tensor list: transformers models/olmo3/modular_olmo3.py.
 ModelDescription build_olmo3(const ConfigReader& config) {
   LlamaVariant variant;
-  variant.family = "OLMo 3 (decoder-only, RoPE, post-norm RMSNorm, QK-norm, SwiGLU, sliding window)";
+  variant.family =
+      "OLMo 3 (decoder-only, RoPE, post-norm RMSNorm, QK-norm, SwiGLU, sliding window)";
   variant.qkv_bias = variant.o_bias = config.bool_or("attention_bias", false);
   variant.qk_norm = DecoderLayout::QkNorm::full_width;
   variant.post_norms = true;

@@ -324,3 +324,35 @@ TEST_CASE("OLMo-1: its LayerNorms store no tensor", "[checkpoint][names]") {
   check_absent(inventory, "model.norm.weight");
   check_absent(inventory, "lm_head.weight");
 }
+
+TEST_CASE("MPT: transformer.blocks.N with attn.Wqkv and ffn, no biases", "[checkpoint][names]") {
+  // MPT-7B's remote modeling_mpt.py / blocks.py: d_model 4096, 32 heads, expansion 4, no_bias.
+  const Inventory inventory = fixture_inventory("mosaicml--mpt-7b-instruct.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.wte.weight", {50432, 4096});
+  check_tensor(inventory, "transformer.blocks.0.norm_1.weight", {4096});
+  check_tensor(inventory, "transformer.blocks.0.attn.Wqkv.weight", {12288, 4096});
+  check_tensor(inventory, "transformer.blocks.31.attn.out_proj.weight", {4096, 4096});
+  check_tensor(inventory, "transformer.blocks.31.ffn.up_proj.weight", {16384, 4096});
+  check_tensor(inventory, "transformer.norm_f.weight", {4096});
+  check_absent(inventory, "transformer.blocks.0.norm_1.bias");
+  check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("Nemotron and Hunyuan: plain names, squared-ReLU MLP, renamed QK-norms",
+          "[checkpoint][names]") {
+  // modeling_nemotron.py: Minitron-4B has 24 heads x 128 (3,072 wide q on a 3,072 residual),
+  // 8 kv heads, up_proj / down_proj only, LayerNorm1P with a bias.
+  const Inventory minitron = fixture_inventory("nvidia--Minitron-4B-Base.json");
+  CHECK(minitron.complete);
+  check_tensor(minitron, "model.layers.0.mlp.up_proj.weight", {9216, 3072});
+  check_absent(minitron, "model.layers.0.mlp.gate_proj.weight");
+  check_tensor(minitron, "model.layers.31.input_layernorm.bias", {3072});
+  check_tensor(minitron, "lm_head.weight", {256000, 3072});
+  // modeling_hunyuan_v1_dense.py: query_layernorm / key_layernorm over one head (128).
+  const Inventory hunyuan = fixture_inventory("tencent--Hy-MT2-7B.json");
+  CHECK(hunyuan.complete);
+  check_tensor(hunyuan, "model.layers.0.self_attn.query_layernorm.weight", {128});
+  check_tensor(hunyuan, "model.layers.0.self_attn.key_layernorm.weight", {128});
+  check_absent(hunyuan, "lm_head.weight");
+}

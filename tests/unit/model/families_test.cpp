@@ -78,6 +78,30 @@ constexpr Golden k_golden[] = {
     {"THUDM--glm-4-9b-chat-hf.reconstructed.json", "glm", 9'399'951'360},
     {"THUDM--GLM-4-9B-0414.reconstructed.json", "glm4", 9'400'279'040},
     {"LGAI-EXAONE--EXAONE-3.0-7.8B-Instruct.reconstructed.json", "exaone", 7'818'448'896},
+    // GPT-Neo (num_parameters() printouts), Minitron (hand-derived; the Hub shows 8.27B and
+    // 4.19B): SOURCES-gpt_neo.md, SOURCES-nemotron.md
+    {"EleutherAI--gpt-neo-125m.reconstructed.json", "gpt_neo", 125'198'592},
+    {"EleutherAI--gpt-neo-1.3B.reconstructed.json", "gpt_neo", 1'315'575'808},
+    {"nvidia--Minitron-8B-Base.json", "nemotron", 8'271'699'968},
+    {"nvidia--Minitron-4B-Base.json", "nemotron", 4'190'509'056},
+    // MPT-7B (index total_size / 2), CodeGen-350M (FP32 footprint / 4): SOURCES-mpt/codegen.md
+    {"mosaicml--mpt-7b-instruct.json", "mpt", 6'649'286'656},
+    {"Salesforce--codegen-350M-mono.reconstructed.json", "codegen", 356'712'448},
+    // Seed-OSS-36B and EXAONE-4.0-32B (index total_size / 2), EXAONE-4.0-1.2B (a logged load);
+    // Hy-MT2-7B and AFM-4.5B hand-derived ("7B", "4.5B" published): SOURCES-<type>.md
+    {"ByteDance-Seed--Seed-OSS-36B-Instruct.reconstructed.json", "seed_oss", 36'151'104'512},
+    {"LGAI-EXAONE--EXAONE-4.0-32B.reconstructed.json", "exaone4", 32'003'216'384},
+    {"LGAI-EXAONE--EXAONE-4.0-1.2B.reconstructed.json", "exaone4", 1'279'391'488},
+    {"tencent--Hy-MT2-7B.json", "hunyuan_v1_dense", 7'504'568'320},
+    {"arcee-ai--AFM-4.5B.reconstructed.json", "arcee", 4'619'184'640},
+    // Vision-language (SOURCES-llava.md, SOURCES-paligemma-idefics3.md): llava-1.5-7b from its
+    // safetensors headers, PaliGemma from transformers' printed counts, SmolVLM-256M the Hub's;
+    // llava-v1.6-mistral hand-derived (published: 7.57B)
+    {"llava-hf--llava-1.5-7b-hf.json", "llava", 7'063'427'072},
+    {"llava-hf--llava-v1.6-mistral-7b-hf.reconstructed.json", "llava_next", 7'566'747'648},
+    {"google--paligemma-3b-pt-224.json", "paligemma", 2'923'466'480},
+    {"google--paligemma2-3b-mix-224.reconstructed.json", "paligemma", 3'032'242'416},
+    {"HuggingFaceTB--SmolVLM-256M-Instruct.reconstructed.json", "idefics3", 256'484'928},
 };
 
 std::string fixture_text(const std::string& fixture) {

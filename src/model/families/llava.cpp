@@ -1,0 +1,296 @@
+// LLaVA wrappers (model_type llava, LlavaForConditionalGeneration: llava-hf/llava-1.5-7b-hf,
+// llava-1.5-13b-hf, bakLlava-v1-hf; model_type llava_next, LlavaNextForConditionalGeneration:
+// llava-hf/llava-v1.6-mistral-7b-hf, llava-v1.6-vicuna-7b/13b-hf, llava-v1.6-34b-hf). Three
+// parts, all held by the checkpoint and all counted:
+//  - text_config: a llama / mistral / qwen2 decoder (vicuna is llama), built by that family's
+//    builder under language_model.*; keys it omits take that config class's defaults, as
+//    transformers does (llava-1.5's text_config gives only vocab_size and max positions).
+//  - vision_config: a CLIP vision tower (CLIPVisionModel, vision_tower.vision_model.*):
+//    patch_embedding Conv2d(C -> D, P x P, no bias), class_embedding [D], position_embedding
+//    [(image / P)^2 + 1, D], pre_layrnorm, encoder layers (layer_norm1, q/k/v/out_proj with
+//    bias, layer_norm2, fc1 / fc2 with bias), post_layernorm. vision_feature_layer (-2) reads an
+//    earlier layer's output, yet the checkpoint still stores every layer and post_layernorm
+//    (llava-1.5-7b-hf: 686 tensors, 391 of them the full 24-layer tower).
+//  - multi_modal_projector: linear_1 (D x feature layers -> text hidden), linear_2 (text hidden
+//    -> text hidden), biased when multimodal_projector_bias (default true); llava_next adds the
+//    image_newline vector [text hidden].
+// Tensor lists: transformers models/llava/modeling_llava.py,
+// models/llava_next/modeling_llava_next.py, models/clip/modeling_clip.py.
+// Derivation and published totals: tests/data/configs/SOURCES-llava.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "family.hpp"
+
+namespace trace::family {
+
+namespace {
+
+struct Default {
+  const char* key;
+  std::int64_t value;
+};
+
+// The text config classes' __init__ defaults for the keys that size tensors.
+constexpr std::array<Default, 5> k_llama_defaults{{
+    {"vocab_size", 32'000},
+    {"hidden_size", 4096},
+    {"intermediate_size", 11'008},
+    {"num_hidden_layers", 32},
+    {"num_attention_heads", 32},
+}};
+constexpr std::array<Default, 6> k_mistral_defaults{{
+    {"vocab_size", 32'000},
+    {"hidden_size", 4096},
+    {"intermediate_size", 14'336},
+    {"num_hidden_layers", 32},
+    {"num_attention_heads", 32},
+    {"num_key_value_heads", 8},
+}};
+constexpr std::array<Default, 6> k_qwen2_defaults{{
+    {"vocab_size", 151'936},
+    {"hidden_size", 4096},
+    {"intermediate_size", 22'016},
+    {"num_hidden_layers", 32},
+    {"num_attention_heads", 32},
+    {"num_key_value_heads", 32},
+}};
+
+// CLIPVisionConfig.__init__ defaults (a CLIP ViT-B/32), for keys vision_config leaves out.
+constexpr std::array<Default, 7> k_clip_defaults{{
+    {"hidden_size", 768},
+    {"intermediate_size", 3072},
+    {"num_hidden_layers", 12},
+    {"num_attention_heads", 12},
+    {"num_channels", 3},
+    {"image_size", 224},
+    {"patch_size", 32},
+}};
+
+template <std::size_t N>
+std::string fill_defaults(nlohmann::json& object, const std::array<Default, N>& defaults) {
+  std::string used;
+  for (const Default& fallback : defaults) {
+    if (object.contains(fallback.key) && !object.at(fallback.key).is_null()) continue;
+    object[fallback.key] = fallback.value;
+    used += fmt::format("{}{} = {}", used.empty() ? "" : ", ", fallback.key, fallback.value);
+  }
+  return used;
+}
+
+// The text decoder, through the builder of text_config.model_type (LlavaConfig: "llama" when
+// absent), with the class defaults transformers would use for the keys the config omits.
+ModelDescription build_text(const ConfigReader& config) {
+  nlohmann::json storage;
+  const ConfigReader text = nested_text_config(config, storage);
+  const std::string type = text.optional_string("model_type").value_or("llama");
+  std::string used;
+  std::string config_class;
+  ModelDescription (*build)(const ConfigReader&) = nullptr;
+  if (type == "llama") {
+    used = fill_defaults(storage, k_llama_defaults);
+    if (!storage.contains("max_position_embeddings")) {
+      storage["max_position_embeddings"] = 2048;
+      used += fmt::format("{}max_position_embeddings = 2048", used.empty() ? "" : ", ");
+    }
+    config_class = "LlamaConfig";
+    build = build_llama;
+  } else if (type == "mistral") {
+    used = fill_defaults(storage, k_mistral_defaults);
+    if (!storage.contains("max_position_embeddings")) {
+      storage["max_position_embeddings"] = 131'072;
+      used += fmt::format("{}max_position_embeddings = 131072", used.empty() ? "" : ", ");
+    }
+    // MistralConfig slides 4096 tokens unless the key is there (an explicit null turns it off).
+    if (!storage.contains("sliding_window")) {
+      storage["sliding_window"] = 4096;
+      used += fmt::format("{}sliding_window = 4096", used.empty() ? "" : ", ");
+    }
+    config_class = "MistralConfig";
+    build = build_mistral;
+  } else if (type == "qwen2") {
+    used = fill_defaults(storage, k_qwen2_defaults);
+    if (!storage.contains("max_position_embeddings")) {
+      storage["max_position_embeddings"] = 32'768;
+      used += fmt::format("{}max_position_embeddings = 32768", used.empty() ? "" : ", ");
+    }
+    config_class = "Qwen2Config";
+    build = build_qwen2;
+  } else {
+    text.fail("model_type",
+              fmt::format("= \"{}\" is not supported inside {} yet (supported: llama, mistral, "
+                          "qwen2)",
+                          type, config.model_type()));
+  }
+  ModelDescription model = build(text);
+  if (!used.empty()) {
+    model.notes.push_back(
+        fmt::format("text_config ({}) omits keys; transformers' {} defaults used: {}", type,
+                    config_class, used));
+  }
+  // LlavaForConditionalGeneration exists since transformers 4.36, after RoPE inv_freq became a
+  // non-persistent buffer (4.31): no llava checkpoint saved by transformers holds it.
+  model.stored_extras.clear();
+  return model;
+}
+
+// The CLIP vision tower: its embeddings and pre/post LayerNorms as extra parameters (component
+// "vision") and its encoder as a vision stack.
+Stack clip_vision_tower(const ConfigReader& config, ModelDescription& model) {
+  const ConfigReader given = config.child("vision_config");
+  const std::string type = given.optional_string("model_type").value_or("clip_vision_model");
+  if (type != "clip_vision_model") {
+    given.fail("model_type", fmt::format("= \"{}\" is not supported inside {} yet (supported: "
+                                         "clip_vision_model)",
+                                         type, config.model_type()));
+  }
+  nlohmann::json storage = given.json();
+  const std::string used = fill_defaults(storage, k_clip_defaults);
+  const ConfigReader vision(storage, "vision_config", config.model_type());
+  if (!used.empty()) {
+    model.notes.push_back(fmt::format(
+        "vision_config omits keys; transformers' CLIPVisionConfig defaults used: {}", used));
+  }
+  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
+  const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
+  const std::int64_t channels = vision.require_int({"num_channels"}, 1, 64);
+  const std::int64_t image = vision.require_int({"image_size"}, 1, 1 << 20);
+  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
+  if (patch > image) {
+    vision.fail("patch_size", fmt::format("= {} is larger than image_size = {}", patch, image));
+  }
+  // CLIPAttention: head_dim = hidden_size / num_attention_heads, which must divide evenly.
+  const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
+  const std::int64_t per_side = image / patch;  // CLIPVisionEmbeddings floors the ratio
+  const std::int64_t positions = checked_add(checked_mul(per_side, per_side), 1);  // + class
+
+  const auto extra = [&model](const char* name, const char* op, std::int64_t params) {
+    model.extra_parameters.push_back({name, "vision", op, params});
+  };
+  extra("vision_tower.vision_model.embeddings.patch_embedding", "Conv2d",
+        checked_product({hidden, channels, patch, patch}));
+  extra("vision_tower.vision_model.embeddings.class_embedding", "Parameter", hidden);
+  extra("vision_tower.vision_model.embeddings.position_embedding", "Embedding",
+        checked_mul(positions, hidden));
+  extra("vision_tower.vision_model.pre_layrnorm", "LayerNorm", checked_mul(2, hidden));
+
+  return vit_encoder_stack("vision_tower.vision_model.encoder", layers, shape, intermediate,
+                           vision.optional_string("hidden_act").value_or("quick_gelu"));
+}
+
+// The hidden states the projector reads: how many it concatenates (1 for an index, the list's
+// length for a list) and the deepest one (0 = the embeddings, L = the last layer's output).
+// Each index must name one of the tower's L + 1 hidden states; the default is -2.
+struct FeatureLayers {
+  std::int64_t count = 1;
+  std::int64_t deepest = 0;
+};
+FeatureLayers feature_layers(const ConfigReader& config, std::int64_t vision_layers) {
+  FeatureLayers result{1, vision_layers - 1};
+  if (!config.has("vision_feature_layer")) return result;
+  const nlohmann::json& value = config.json().at("vision_feature_layer");
+  const auto resolve = [&](const nlohmann::json& index) {
+    if (!index.is_number_integer()) {
+      config.fail("vision_feature_layer", "must be an integer or a list of integers");
+    }
+    const auto layer = index.get<std::int64_t>();
+    if (layer < -(vision_layers + 1) || layer > vision_layers) {
+      config.fail("vision_feature_layer",
+                  fmt::format("= {} names no hidden state of a {}-layer vision tower (valid: {} "
+                              "to {})",
+                              layer, vision_layers, -(vision_layers + 1), vision_layers));
+    }
+    return layer < 0 ? vision_layers + 1 + layer : layer;
+  };
+  if (!value.is_array()) {
+    result.deepest = resolve(value);
+    return result;
+  }
+  if (value.empty()) config.fail("vision_feature_layer", "is an empty list");
+  result.count = static_cast<std::int64_t>(value.size());
+  result.deepest = 0;
+  for (const nlohmann::json& index : value) {
+    result.deepest = std::max(result.deepest, resolve(index));
+  }
+  return result;
+}
+
+ModelDescription build_wrapper(const ConfigReader& config, bool next) {
+  ModelDescription model = build_text(config);
+  model.family = next ? "LLaVA-NeXT (text decoder + CLIP ViT, any-resolution tiles, MLP projector)"
+                      : "LLaVA (text decoder + CLIP ViT + MLP projector)";
+  // The wrapper's dtype is the one the checkpoint was saved in; text_config's is inherited from
+  // the base LLM (llava-v1.6-mistral: bfloat16 there, float16 weights).
+  const std::string outer_dtype =
+      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
+  if (!outer_dtype.empty()) model.torch_dtype = outer_dtype;
+  // The deprecated top-level vocab_size is ignored by transformers; text_config's sizes the
+  // embedding.
+  if (const std::optional<std::int64_t> outer = config.optional_int({"vocab_size"}, 1, k_max_vocab);
+      outer && *outer != model.vocab_size) {
+    model.notes.push_back(fmt::format(
+        "top-level vocab_size = {} ignored; the embedding has text_config.vocab_size = {} rows",
+        *outer, model.vocab_size));
+  }
+  const std::string strategy =
+      config.optional_string("vision_feature_select_strategy").value_or("default");
+  if (strategy != "default" && strategy != "full") {
+    config.fail("vision_feature_select_strategy",
+                fmt::format("= \"{}\"; transformers accepts \"default\" or \"full\"", strategy));
+  }
+
+  Stack tower = clip_vision_tower(config, model);
+  const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
+  const auto vision_layers = static_cast<std::int64_t>(tower.blocks.size());
+  const FeatureLayers features = feature_layers(config, vision_layers);
+  const char* config_class = next ? "LlavaNextConfig" : "LlavaConfig";
+  note_defaults(model, config, config_class,
+                {{"vision_feature_layer", "-2"},
+                 {"multimodal_projector_bias", "true"},
+                 {"projector_hidden_act", "gelu"}});
+  // The projector reads hidden states, which stop before post_layernorm; the layers past the
+  // deepest one read do not run either. The checkpoint stores them all the same.
+  // Hidden state k is the output of encoder layer k - 1 (0-based); state 0 is the embeddings.
+  std::string unused = "post_layernorm";
+  if (features.deepest == vision_layers - 1) {
+    unused = fmt::format("encoder layer {} and post_layernorm", vision_layers - 1);
+  } else if (features.deepest < vision_layers - 1) {
+    unused = fmt::format("encoder layers {} to {} and post_layernorm", features.deepest,
+                         vision_layers - 1);
+  }
+  model.notes.push_back(fmt::format(
+      "vision tower: {} stored and counted but unused by the forward pass (the projector reads "
+      "hidden state {} of 0..{})",
+      unused, features.deepest, vision_layers));
+
+  const bool bias = config.bool_or("multimodal_projector_bias", true);
+  const std::int64_t text_hidden = model.hidden_size;
+  const auto linear = [bias](std::int64_t in, std::int64_t out) {
+    return checked_add(checked_mul(in, out), bias ? out : 0);
+  };
+  model.extra_parameters.push_back(
+      {"multi_modal_projector.linear_1", "vision", "Linear",
+       linear(checked_mul(vision_hidden, features.count), text_hidden)});
+  model.extra_parameters.push_back(
+      {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
+  if (next) {
+    model.extra_parameters.push_back({"image_newline", "vision", "Parameter", text_hidden});
+  }
+  model.stacks.push_back(std::move(tower));
+  return model;
+}
+
+}  // namespace
+
+ModelDescription build_llava(const ConfigReader& config) {
+  return build_wrapper(config, false);
+}
+
+ModelDescription build_llava_next(const ConfigReader& config) {
+  return build_wrapper(config, true);
+}
+
+}  // namespace trace::family
