@@ -59,42 +59,29 @@ ModelDescription build_dbrx(const ConfigReader& config) {
   }
   shape.head_dim = hidden / shape.num_heads;
 
-  // DbrxFFNConfig defaults: 4 experts, top 1, width 3584, SiLU.
-  Moe moe;
-  moe.num_experts = ffn.int_or({"moe_num_experts"}, 4, 1, 1 << 20);
-  moe.top_k = ffn.int_or({"moe_top_k"}, 1, 1, 1 << 20);
-  if (moe.top_k > moe.num_experts) {
-    ffn.fail("moe_top_k",
-             fmt::format("= {} routes each token to more experts than the {} there are", moe.top_k,
-                         moe.num_experts));
-  }
-  const std::int64_t width = ffn.int_or({"ffn_hidden_size"}, 3584, 1, k_max_width);
-  std::string activation = "silu";
+  // DbrxFFNConfig defaults: 4 experts, top 1, width 3584, SiLU. w1 (gate) and v1 (up) read
+  // d_model, w2 (down) writes it back; the router is bias-free.
+  Moe moe =
+      routed_experts(ffn, hidden, {"moe_num_experts"}, {"moe_top_k"},
+                     ffn.int_or({"ffn_hidden_size"}, 3584, 1, k_max_width), ExpertDefaults{4, 1});
   if (ffn.has("ffn_act_fn")) {
     const nlohmann::json& act = ffn.json().at("ffn_act_fn");
     if (!act.is_object()) ffn.fail("ffn_act_fn", "must be an object such as {\"name\": \"silu\"}");
     if (act.contains("name") && act.at("name").is_string()) {
-      activation = act.at("name").get<std::string>();
+      moe.expert.activation = act.at("name").get<std::string>();
     }
   }
-  // w1 (gate) and v1 (up) read d_model, w2 (down) writes it back; the router is bias-free.
-  moe.expert = Mlp{MlpKind::gated, activation, hidden, width, false, false, false};
-  moe.hidden_dim = hidden;
 
-  Stack stack;
-  stack.name = "decoder";
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, false, false);
-    block.attention.name = "norm_attn_norm.attn";
-    block.attention.fused_qkv = true;
-    block.attention.rotary_dim = shape.head_dim;
-    set_moe(block, moe, hidden);
-    block.norms = {layer_norm("norm_attn_norm.norm_1", hidden, false),
-                   layer_norm("norm_attn_norm.norm_2", hidden, false)};
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = layer_norm("norm_f", hidden, false);
+  DecoderLayout layout;
+  layout.norm_kind = NormKind::layer_norm_no_bias;
+  layout.fused_qkv = true;
+  layout.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
+  layout.rotary_dim = shape.head_dim;
+  layout.attention_name = "norm_attn_norm.attn";
+  layout.norm_names = {"norm_attn_norm.norm_1", "norm_attn_norm.norm_2"};
+  layout.final_norm_name = "norm_f";
+  Stack stack = decoder_stack(hidden, layers, shape, layout);
+  for (Block& block : stack.blocks) set_moe(block, moe, hidden);
   model.stacks.push_back(std::move(stack));
 
   if (!config.has("attn_config")) model.notes.push_back("DbrxConfig: attn_config left out");
