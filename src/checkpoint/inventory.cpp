@@ -148,12 +148,13 @@ Naming naming_for(const std::string& type) {
   // Families whose checkpoint uses transformers' module names under model.* unchanged:
   // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
   // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4,seed_oss,arcee,exaone4,nemotron,
-  // hunyuan_v1_dense}.py (GLM's fused gate_up_proj is Phi-3's; OLMo's LayerNorms store nothing;
+  // hunyuan_v1_dense,ernie4_5}.py and DeepSeekMoE's remote modeling_deepseek.py (GLM's fused gate_up_proj is Phi-3's; OLMo's LayerNorms store nothing;
   // Hunyuan's QK-norms are query_layernorm / key_layernorm in the description already).
   for (const char* plain :
        {"llama", "llama3", "mistral", "qwen2", "qwen3", "olmo2", "qwen3_moe", "gemma", "gemma2",
         "gemma3_text", "phi3", "granite", "smollm3", "olmo", "olmo3", "cohere2", "glm", "glm4",
-        "seed_oss", "arcee", "exaone4", "nemotron", "hunyuan_v1_dense"}) {
+        "seed_oss", "arcee", "exaone4", "nemotron", "hunyuan_v1_dense", "ernie4_5",
+        "deepseek"}) {
     if (type == plain) return plain_naming();
   }
   if (type == "mixtral") return mixtral_naming();

@@ -101,12 +101,7 @@ ModelDescription build_deepseek(const ConfigReader& config) {
   if (has_experts) {
     moe = routed_experts(config, hidden, {"n_routed_experts"}, {"num_experts_per_tok"},
                          config.require_int({"moe_intermediate_size"}, 1, k_max_width));
-    moe.num_shared_experts = config.int_or({"n_shared_experts"}, 0, 0, 1 << 16);
-    if (moe.num_shared_experts > 0) {
-      moe.shared = Mlp{MlpKind::gated, moe.expert.activation, hidden,
-                       checked_mul(moe.num_shared_experts, moe.expert.intermediate), false, false,
-                       false};
-    }
+    set_shared_experts(moe, config.int_or({"n_shared_experts"}, 0, 0, 1 << 16));
     moe.router_correction_bias =
         lite || config.optional_string("topk_method").value_or("") == "noaux_tc";
   }

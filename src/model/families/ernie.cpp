@@ -41,12 +41,7 @@ ModelDescription build_ernie4_5_moe(const ConfigReader& config) {
                            config.require_int({"moe_intermediate_size"}, 1, k_max_width));
   moe.expert.activation = activation;
   moe.expert.up_bias = moe.expert.down_bias = bias;
-  moe.num_shared_experts = config.int_or({"moe_num_shared_experts"}, 0, 0, 1 << 16);
-  if (moe.num_shared_experts > 0) {
-    moe.shared = Mlp{MlpKind::gated, activation, hidden,
-                     checked_mul(moe.num_shared_experts, moe.expert.intermediate), bias, bias,
-                     false};
-  }
+  set_shared_experts(moe, config.int_or({"moe_num_shared_experts"}, 0, 0, 1 << 16), bias);
   moe.router_correction_bias = true;  // moe_statics.e_score_correction_bias, always built
 
   const std::int64_t start = config.int_or({"moe_layer_start_index"}, 1, 0, k_max_layers);

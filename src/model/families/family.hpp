@@ -98,6 +98,15 @@ ModelDescription build_seed_oss(const ConfigReader& config);
 ModelDescription build_hunyuan_v1_dense(const ConfigReader& config);
 ModelDescription build_exaone4(const ConfigReader& config);
 ModelDescription build_arcee(const ConfigReader& config);
+ModelDescription build_deepseek_moe(const ConfigReader& config);
+ModelDescription build_ernie4_5(const ConfigReader& config);
+ModelDescription build_internvl_chat(const ConfigReader& config);
+ModelDescription build_bamba(const ConfigReader& config);
+ModelDescription build_hunyuan_v1_moe(const ConfigReader& config);
+ModelDescription build_dots1(const ConfigReader& config);
+ModelDescription build_bailing_moe(const ConfigReader& config);
+ModelDescription build_minicpm(const ConfigReader& config);
+ModelDescription build_minicpm3(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -150,6 +159,10 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
                    std::initializer_list<std::string_view> experts_keys,
                    std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width,
                    std::optional<ExpertDefaults> defaults = std::nullopt);
+
+/// `count` always-on shared experts of the routed experts' width and activation, stored as one
+/// gated MLP `count` times as wide (DeepSeek's shared_experts); none when `count` is 0.
+void set_shared_experts(Moe& moe, std::int64_t count, bool bias = false);
 
 /// The first class named in `architectures`, or "" when the config names none.
 std::string first_architecture(const ConfigReader& config);
@@ -252,6 +265,11 @@ Stack siglip_tower(const ConfigReader& vision, const SiglipLayout& layout,
 /// layer_norm1 / layer_norm2, a biased fc1 -> fc2 MLP, then post_layernorm; marked vision.
 Stack vit_encoder_stack(std::string name, std::int64_t layers, const HeadShape& shape,
                         std::int64_t intermediate, const std::string& activation);
+
+/// A Mamba-2 mixer from the flat mamba_* keys Granite 4.0 and Bamba share (mamba_expand,
+/// mamba_n_heads, mamba_d_head, mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_chunk_size,
+/// mamba_conv_bias, mamba_proj_bias), with their config classes' defaults (granite_hybrid.cpp).
+Ssm read_mamba2_keys(const ConfigReader& config, std::int64_t hidden);
 
 /// A wrapper's text_config as a reader over `storage`, with the wrapper's tie_word_embeddings and
 /// torch_dtype filled in where text_config leaves them out (transformers reads them there).

@@ -22,12 +22,7 @@ ModelDescription build_glm4_moe(const ConfigReader& config) {
   model.family = "GLM-4.5 (MoE decoder, shared expert, partial RoPE, MTP)";
   Moe moe = routed_experts(config, hidden, {"n_routed_experts"}, {"num_experts_per_tok"},
                            config.require_int({"moe_intermediate_size"}, 1, k_max_width));
-  moe.num_shared_experts = config.int_or({"n_shared_experts"}, 0, 0, 1 << 16);
-  if (moe.num_shared_experts > 0) {
-    moe.shared = Mlp{MlpKind::gated, moe.expert.activation, hidden,
-                     checked_mul(moe.num_shared_experts, moe.expert.intermediate), false, false,
-                     false};
-  }
+  set_shared_experts(moe, config.int_or({"n_shared_experts"}, 0, 0, 1 << 16));
   moe.router_correction_bias = true;
   const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 0, 0, k_max_layers);
   const bool bias = config.bool_or("attention_bias", false);

@@ -44,7 +44,9 @@ std::vector<bool> read_layer_types(const ConfigReader& config, std::int64_t laye
   return mamba;
 }
 
-Ssm read_mamba2(const ConfigReader& config, std::int64_t hidden) {
+}  // namespace
+
+Ssm read_mamba2_keys(const ConfigReader& config, std::int64_t hidden) {
   Ssm ssm;
   ssm.kind = SsmKind::mamba2;
   ssm.hidden = hidden;
@@ -53,6 +55,7 @@ Ssm read_mamba2(const ConfigReader& config, std::int64_t hidden) {
     config.fail("mamba_expand", "must be a positive factor of hidden_size");
   }
   ssm.inner = static_cast<std::int64_t>(expand * static_cast<double>(hidden));  // int(), as HF
+  if (ssm.inner < 1) config.fail("mamba_expand", "makes the Mamba width zero");
   ssm.num_heads = config.int_or({"mamba_n_heads"}, 128, 1, k_max_heads);
   if (ssm.inner % ssm.num_heads != 0) {
     config.fail("mamba_n_heads", fmt::format("= {} does not divide mamba_expand x hidden_size = {}",
@@ -72,6 +75,10 @@ Ssm read_mamba2(const ConfigReader& config, std::int64_t hidden) {
   }
   ssm.state = config.int_or({"mamba_d_state"}, 256, 1, k_max_width);
   ssm.groups = config.int_or({"mamba_n_groups"}, 1, 1, k_max_heads);
+  if (ssm.num_heads % ssm.groups != 0) {
+    config.fail("mamba_n_groups", fmt::format("= {} does not divide mamba_n_heads = {}",
+                                              ssm.groups, ssm.num_heads));
+  }
   ssm.conv_kernel = config.int_or({"mamba_d_conv"}, 4, 1, 1024);
   ssm.chunk_size = config.int_or({"mamba_chunk_size"}, 256, 1, k_max_positions);
   ssm.conv_bias = config.bool_or("mamba_conv_bias", true);
@@ -79,8 +86,6 @@ Ssm read_mamba2(const ConfigReader& config, std::int64_t hidden) {
   ssm.gated_norm = true;
   return ssm;
 }
-
-}  // namespace
 
 ModelDescription build_granite_hybrid(const ConfigReader& config) {
   ModelDescription model;
@@ -113,7 +118,7 @@ ModelDescription build_granite_hybrid(const ConfigReader& config) {
   const std::string activation = config.optional_string("hidden_act").value_or("silu");
 
   std::optional<Ssm> ssm;
-  if (mamba_count > 0) ssm = read_mamba2(config, hidden);
+  if (mamba_count > 0) ssm = read_mamba2_keys(config, hidden);
 
   // The FFN: routed experts (unless num_local_experts is 0) and the shared MLP.
   const std::int64_t num_experts = config.int_or({"num_local_experts"}, 8, 0, 1 << 20);

@@ -146,12 +146,8 @@ ModelDescription build_kimi_linear(const ConfigReader& config) {
   Moe moe = routed_experts(config, hidden, {"num_experts", "n_routed_experts"},
                            {"num_experts_per_token", "num_experts_per_tok"},
                            config.require_int({"moe_intermediate_size"}, 1, k_max_width));
-  moe.num_shared_experts = config.int_or({"num_shared_experts", "n_shared_experts"}, 1, 0, 1 << 16);
-  if (moe.num_shared_experts > 0) {
-    moe.shared = Mlp{MlpKind::gated, moe.expert.activation, hidden,
-                     checked_mul(moe.num_shared_experts, moe.expert.intermediate), false, false,
-                     false};
-  }
+  set_shared_experts(moe,
+                     config.int_or({"num_shared_experts", "n_shared_experts"}, 1, 0, 1 << 16));
   moe.router_correction_bias = true;  // KimiMoEGate always holds e_score_correction_bias
   const std::vector<std::string> mlp_types =
       read_string_list(config, "mlp_layer_types", layers, {"dense", "sparse"});

@@ -26,6 +26,13 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
   return moe;
 }
 
+void set_shared_experts(Moe& moe, std::int64_t count, bool bias) {
+  moe.num_shared_experts = count;
+  if (count == 0) return;
+  moe.shared = Mlp{MlpKind::gated, moe.expert.activation, moe.expert.input_dim,
+                   checked_mul(count, moe.expert.intermediate), bias, bias, false};
+}
+
 std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,
                                           std::int64_t layers) {
   std::vector<std::int64_t> list;

@@ -356,3 +356,17 @@ TEST_CASE("Nemotron and Hunyuan: plain names, squared-ReLU MLP, renamed QK-norms
   check_tensor(hunyuan, "model.layers.0.self_attn.key_layernorm.weight", {128});
   check_absent(hunyuan, "lm_head.weight");
 }
+
+TEST_CASE("DeepSeekMoE 16B: one dense layer, then routed and shared experts",
+          "[checkpoint][names]") {
+  // DeepSeekMoE's remote modeling_deepseek.py: layer 0 dense (10,944 wide), layers 1-27 hold
+  // mlp.gate [64, 2,048], 64 experts of 1,408 and 2 shared experts as one 2,816-wide MLP.
+  const Inventory inventory =
+      fixture_inventory("deepseek-ai--deepseek-moe-16b-base.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.mlp.gate_proj.weight", {10944, 2048});
+  check_tensor(inventory, "model.layers.1.mlp.gate.weight", {64, 2048});
+  check_tensor(inventory, "model.layers.1.mlp.experts.63.down_proj.weight", {2048, 1408});
+  check_tensor(inventory, "model.layers.27.mlp.shared_experts.up_proj.weight", {2816, 2048});
+  check_tensor(inventory, "lm_head.weight", {102400, 2048});
+}

@@ -94,6 +94,8 @@ constexpr Golden k_golden[] = {
     {"LGAI-EXAONE--EXAONE-4.0-1.2B.reconstructed.json", "exaone4", 1'279'391'488},
     {"tencent--Hy-MT2-7B.json", "hunyuan_v1_dense", 7'504'568'320},
     {"arcee-ai--AFM-4.5B.reconstructed.json", "arcee", 4'619'184'640},
+    // ERNIE-4.5-0.3B hand-derived ("0.36B" published): SOURCES-ernie4_5.md
+    {"baidu--ERNIE-4.5-0.3B-PT.json", "ernie4_5", 360'748'032},
     // Vision-language (SOURCES-llava.md, SOURCES-paligemma-idefics3.md): llava-1.5-7b from its
     // safetensors headers, PaliGemma from transformers' printed counts, SmolVLM-256M the Hub's;
     // llava-v1.6-mistral hand-derived (published: 7.57B)
@@ -102,6 +104,20 @@ constexpr Golden k_golden[] = {
     {"google--paligemma-3b-pt-224.json", "paligemma", 2'923'466'480},
     {"google--paligemma2-3b-mix-224.reconstructed.json", "paligemma", 3'032'242'416},
     {"HuggingFaceTB--SmolVLM-256M-Instruct.reconstructed.json", "idefics3", 256'484'928},
+    // InternVL2.5 1B / 8B / 26B: Hub BF16 safetensors counts; InternVL2-1B hand-derived ("938M"):
+    // SOURCES-internvl.md
+    {"OpenGVLab--InternVL2-1B.json", "internvl_chat", 938'158'976},
+    {"OpenGVLab--InternVL2_5-1B.reconstructed.json", "internvl_chat", 938'193'024},
+    {"OpenGVLab--InternVL2_5-8B.reconstructed.json", "internvl_chat", 8'075'365'376},
+    {"OpenGVLab--InternVL2_5-26B.reconstructed.json", "internvl_chat", 25'514'186'112},
+    // Bamba-9B hand-derived; IBM publishes 9.78B and 39.12 GB in fp32 (SOURCES-bamba.md)
+    {"ibm-ai-platform--Bamba-9B.reconstructed.json", "bamba", 9'780'235'392},
+    // MiniCPM-2B (num_parameters() printout), MiniCPM4-8B (index total_parameters); MiniCPM4-0.5B
+    // and MiniCPM3-4B (tied) hand-derived ("0.5B", "4B" published): SOURCES-minicpm.md
+    {"openbmb--MiniCPM-2B-sft-bf16.reconstructed.json", "minicpm", 2'724'880'896},
+    {"openbmb--MiniCPM4-8B.reconstructed.json", "minicpm", 8'185'253'888},
+    {"openbmb--MiniCPM4-0.5B.reconstructed.json", "minicpm", 433'873'920},
+    {"openbmb--MiniCPM3-4B.reconstructed.json", "minicpm3", 4'073'875'968},
 };
 
 std::string fixture_text(const std::string& fixture) {

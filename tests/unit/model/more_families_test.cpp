@@ -118,3 +118,13 @@ TEST_CASE("SmolVLM: the pixel-shuffle connector is vision x scale^2 wide", "[fam
   config["scale_factor"] = 3;
   CHECK_THROWS_AS(total_of(config), trace::ConfigError);
 }
+
+TEST_CASE("Bamba-9B: 3 attention layers cache KV, 29 Mamba-2 layers hold a fixed state",
+          "[families][bamba]") {
+  // attn_layer_indices 9, 18, 27: 3 x 2 x 8 kv heads x 128 x 2 bytes = 12,288 bytes per token.
+  // Each Mamba-2 layer: conv (4 - 1) x (8,192 + 2 x 1 x 128) = 25,344 values at 2 bytes, and
+  // 128 heads x 64 x 128 = 1,048,576 state values at 4 bytes (fp32): 4,244,992 bytes; x 29.
+  const trace::ModelDescription model = model_of("ibm-ai-platform--Bamba-9B.reconstructed.json");
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 12'288);
+  CHECK(trace::ssm_state_bytes(model, trace::Dtype::fp32, 2) == 29LL * 4'244'992);
+}

@@ -50,6 +50,13 @@ constexpr Sparse k_sparse[] = {
     {"ibm-granite--granite-3.1-1b-a400m-instruct.reconstructed.json", "granitemoe",
      1'334'628'352, 0},
     {"databricks--dbrx-instruct.json", "dbrx", 131'596'523'520, 0},
+    // DeepSeekMoE 16B: the Hub total (SOURCES-deepseek_moe.md)
+    {"deepseek-ai--deepseek-moe-16b-base.reconstructed.json", "deepseek", 16'375'728'128, 0},
+    // Hunyuan-A13B and dots.llm1: safetensors totals quoted by third parties; Ling-lite-1.5
+    // hand-derived (16.8B published): SOURCES-hunyuan_moe/dots1/bailing_moe.md
+    {"tencent--Hunyuan-A13B-Instruct.reconstructed.json", "hunyuan_v1_moe", 80'393'183'232, 0},
+    {"rednote-hilab--dots.llm1.inst.reconstructed.json", "dots1", 142'774'381'696, 0},
+    {"inclusionAI--Ling-lite-1.5.json", "bailing_moe", 16'801'974'272, 0},
 };
 
 std::string text_of(const std::string& fixture) {
@@ -126,6 +133,20 @@ TEST_CASE("active parameters match each vendor's published figure", "[moe][activ
   const trace::ParameterCount dbrx = trace::count_parameters(model_of("databricks--dbrx-instruct.json"));
   CHECK(rounds_to(dbrx.active, 36e9, 1e9));
   CHECK(rounds_to(dbrx.total, 132e9, 1e9));
+  // DeepSeekMoE 16B: 2.8B active (2,828,650,496 in published benchmark tables).
+  CHECK(trace::count_parameters(
+            model_of("deepseek-ai--deepseek-moe-16b-base.reconstructed.json"))
+            .active == 2'828'650'496);
+  // Hunyuan-A13B "13B active", dots.llm1 "14B active", Ling-lite "2.75B active".
+  CHECK(rounds_to(trace::count_parameters(
+                      model_of("tencent--Hunyuan-A13B-Instruct.reconstructed.json"))
+                      .active,
+                  13e9, 1e9));
+  CHECK(rounds_to(
+      trace::count_parameters(model_of("rednote-hilab--dots.llm1.inst.reconstructed.json")).active,
+      14e9, 1e9));
+  CHECK(rounds_to(trace::count_parameters(model_of("inclusionAI--Ling-lite-1.5.json")).active,
+                  2.75e9, 0.01e9));
   // Llama-4-Scout "17B active": the text path, the vision tower excluded.
   CHECK(truncates_to(trace::count_parameters(
                          model_of("catalog:meta-llama/Llama-4-Scout-17B-16E-Instruct")).active,
