@@ -1,8 +1,8 @@
 // The decoder stack of the Llama lineage and of the families that differ from it only in where
 // their norms sit, which norm they use, their biases, QK-norm, FFN shape, sliding windows and
-// which layers apply RoPE (llama.cpp, granite, smollm3, olmo, starcoder2, cohere, glm, exaone,
-// exaone4, internlm2, baichuan, nemotron, gpt_neo, mpt, codegen, seed_oss, hunyuan, arcee and the
-// MoE families phimoe, granitemoe). Each family reads its config and fills a DecoderLayout.
+// which layers apply RoPE: llama.cpp and the families built like it (grep decoder_stack), dense
+// and MoE alike (an MoE family sets the FFN of each block afterwards). Each family reads its
+// config and fills a DecoderLayout.
 #include "family.hpp"
 
 namespace trace::family {
@@ -42,9 +42,10 @@ Stack decoder_stack(std::int64_t hidden, std::int64_t layers, const HeadShape& s
     block.attention = self_attention(hidden, shape, layout.qkv_bias, layout.o_bias);
     block.attention.name = layout.attention_name;
     block.attention.fused_qkv = layout.fused_qkv;
-    const bool rope = layout.rope_layers.empty() || layout.rope_layers[index];
+    // .at(): a per-layer list shorter than the stack is a builder bug, never undefined behaviour.
+    const bool rope = layout.rope_layers.empty() || layout.rope_layers.at(index);
     block.attention.rotary_dim = rope ? layout.rotary_dim : 0;
-    if (!layout.windows.empty()) block.attention.sliding_window = layout.windows[index];
+    if (!layout.windows.empty()) block.attention.sliding_window = layout.windows.at(index);
     if (layout.qk_norm == DecoderLayout::QkNorm::per_head) {
       block.attention.q_norm = norm(layout.qk_norm_names.first, shape.head_dim);
       block.attention.k_norm = norm(layout.qk_norm_names.second, shape.head_dim);
