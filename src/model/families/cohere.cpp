@@ -75,10 +75,7 @@ ModelDescription build_cohere2(const ConfigReader& config) {
 
   // Cohere2Config: sliding_window defaults to 4096 (an explicit null disables it); without
   // layer_types every sliding_window_pattern-th layer (default 4) is global.
-  const bool window_null =
-      config.json().contains("sliding_window") && config.json().at("sliding_window").is_null();
-  const std::int64_t window =
-      window_null ? 0 : config.int_or({"sliding_window"}, 4096, 1, k_max_positions);
+  const std::int64_t window = sliding_window_with_default(config, 4096);
   const std::int64_t pattern = config.int_or({"sliding_window_pattern"}, 4, 1, k_max_layers);
   const WindowRule rule{window, WindowRule::Pattern::every_nth_global, pattern};
   const std::vector<std::int64_t> windows = resolve_windows(config, layers, rule);

@@ -147,6 +147,14 @@ std::vector<Norm> pre_norm_pair(std::int64_t hidden) {
   return {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
 }
 
+std::int64_t sliding_window_with_default(const ConfigReader& config, std::int64_t class_default,
+                                         std::int64_t min) {
+  if (config.json().contains("sliding_window") && config.json().at("sliding_window").is_null()) {
+    return 0;
+  }
+  return config.int_or({"sliding_window"}, class_default, min, k_max_positions);
+}
+
 std::string first_architecture(const ConfigReader& config) {
   if (!config.has("architectures")) return "";
   const nlohmann::json& list = config.json().at("architectures");

@@ -65,10 +65,7 @@ ModelDescription build_exaone4(const ConfigReader& config) {
   if (!config.has("max_position_embeddings")) model.max_position_embeddings = 2048;
 
   // Exaone4Config: sliding_window defaults to 4096 when the key is left out; null disables it.
-  const bool window_null =
-      config.json().contains("sliding_window") && config.json().at("sliding_window").is_null();
-  const std::int64_t window =
-      window_null ? 0 : config.int_or({"sliding_window"}, 4096, 0, k_max_positions);
+  const std::int64_t window = sliding_window_with_default(config, 4096, 0);
 
   DecoderLayout layout;
   layout.norms = DecoderLayout::Norms::post;

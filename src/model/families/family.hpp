@@ -140,6 +140,11 @@ struct WindowRule {
 std::vector<std::int64_t> resolve_windows(const ConfigReader& config, std::int64_t layers,
                                           const WindowRule& rule);
 
+/// The sliding_window key as config classes that default it read it: absent -> `class_default`,
+/// an explicit null -> 0 (every layer attends to the whole context).
+std::int64_t sliding_window_with_default(const ConfigReader& config, std::int64_t class_default,
+                                         std::int64_t min = 1);
+
 /// The rotary dims per head from partial_rotary_factor / rotary_pct / rotary_dim keys.
 std::int64_t rotary_dims(const ConfigReader& config, std::int64_t head_dim);
 

@@ -105,14 +105,11 @@ ModelDescription build_olmo3(const ConfigReader& config) {
   variant.post_norms = true;
   // Olmo3Config: sliding_window defaults to 4096 (an explicit null turns the windows off) and,
   // without layer_types, every 4th layer is full and the rest slide.
-  const bool window_null =
-      config.json().contains("sliding_window") && config.json().at("sliding_window").is_null();
-  const std::int64_t window =
-      window_null ? 0 : config.int_or({"sliding_window"}, 4096, 1, k_max_positions);
+  const std::int64_t window = sliding_window_with_default(config, 4096);
   variant.windows = {window, WindowRule::Pattern::every_nth_global, 4};
   ModelDescription model = build_llama_like(config, variant);
   if (!config.has("max_position_embeddings")) model.max_position_embeddings = 2048;
-  if (window_null) {
+  if (window == 0) {
     model.notes.push_back("sliding_window is null: every layer attends to the whole context");
   }
   note_defaults(model, config, "Olmo3Config",
