@@ -155,6 +155,18 @@ std::int64_t sliding_window_with_default(const ConfigReader& config, std::int64_
   return config.int_or({"sliding_window"}, class_default, min, k_max_positions);
 }
 
+std::string fill_absent_keys(nlohmann::json& object, std::span<const KeyDefault> defaults,
+                             std::string_view separator) {
+  std::string used;
+  for (const KeyDefault& fallback : defaults) {
+    if (object.contains(fallback.key) && !object.at(fallback.key).is_null()) continue;
+    object[fallback.key] = fallback.value;
+    used += fmt::format("{}{}{}{}", used.empty() ? "" : ", ", fallback.key, separator,
+                        fallback.value);
+  }
+  return used;
+}
+
 std::string first_architecture(const ConfigReader& config) {
   if (!config.has("architectures")) return "";
   const nlohmann::json& list = config.json().at("architectures");

@@ -3,6 +3,7 @@
 // into a ModelDescription using these helpers, and registers its builder in architectures.cpp.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -168,6 +169,16 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
 /// `count` always-on shared experts of the routed experts' width and activation, stored as one
 /// gated MLP `count` times as wide (DeepSeek's shared_experts); none when `count` is 0.
 void set_shared_experts(Moe& moe, std::int64_t count, bool bias = false);
+
+/// A key a nested config may omit, and the value its config class's __init__ gives it.
+struct KeyDefault {
+  const char* key;
+  std::int64_t value;
+};
+/// Sets each of `defaults` that `object` lacks (or holds as null) to its value, as transformers'
+/// config classes do; returns those set, as "key<separator>value" joined by ", " ("" when none).
+std::string fill_absent_keys(nlohmann::json& object, std::span<const KeyDefault> defaults,
+                             std::string_view separator);
 
 /// The first class named in `architectures`, or "" when the config names none.
 std::string first_architecture(const ConfigReader& config);

@@ -17,12 +17,8 @@ namespace trace::family {
 
 namespace {
 
-struct TextDefault {
-  const char* key;
-  std::int64_t value;
-};
 // transformers Gemma3TextConfig.__init__ defaults.
-constexpr std::array<TextDefault, 7> k_text_defaults{{
+constexpr std::array<KeyDefault, 7> k_text_defaults{{
     {"vocab_size", 262'208},
     {"num_attention_heads", 8},
     {"num_key_value_heads", 4},
@@ -37,13 +33,7 @@ constexpr std::array<TextDefault, 7> k_text_defaults{{
 ModelDescription build_gemma3(const ConfigReader& config) {
   const ConfigReader text = config.child("text_config");
   nlohmann::json text_json = text.json();
-  std::vector<std::string> defaults_used;
-  for (const TextDefault& fallback : k_text_defaults) {
-    if (!text.has(fallback.key)) {
-      text_json[fallback.key] = fallback.value;
-      defaults_used.push_back(fmt::format("{}={}", fallback.key, fallback.value));
-    }
-  }
+  const std::string defaults_used = fill_absent_keys(text_json, k_text_defaults, "=");
   if (!text.has("tie_word_embeddings") && config.has("tie_word_embeddings")) {
     text_json["tie_word_embeddings"] = config.json().at("tie_word_embeddings");
   }
@@ -51,10 +41,9 @@ ModelDescription build_gemma3(const ConfigReader& config) {
       build_gemma3_text(ConfigReader(text_json, "text_config", config.model_type()));
   model.family = "Gemma 3 multimodal (Gemma 3 text decoder + SigLIP vision tower + projector)";
   if (!defaults_used.empty()) {
-    std::string list;
-    for (const std::string& item : defaults_used) list += (list.empty() ? "" : ", ") + item;
     model.notes.push_back(fmt::format(
-        "text_config omits keys; transformers' Gemma3TextConfig defaults used: {}", list));
+        "text_config omits keys; transformers' Gemma3TextConfig defaults used: {}",
+        defaults_used));
   }
   if (model.torch_dtype.empty()) model.torch_dtype = config.optional_string("torch_dtype").value_or("");
 

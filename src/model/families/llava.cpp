@@ -28,20 +28,15 @@ namespace trace::family {
 
 namespace {
 
-struct Default {
-  const char* key;
-  std::int64_t value;
-};
-
 // The text config classes' __init__ defaults for the keys that size tensors.
-constexpr std::array<Default, 5> k_llama_defaults{{
+constexpr std::array<KeyDefault, 5> k_llama_defaults{{
     {"vocab_size", 32'000},
     {"hidden_size", 4096},
     {"intermediate_size", 11'008},
     {"num_hidden_layers", 32},
     {"num_attention_heads", 32},
 }};
-constexpr std::array<Default, 6> k_mistral_defaults{{
+constexpr std::array<KeyDefault, 6> k_mistral_defaults{{
     {"vocab_size", 32'000},
     {"hidden_size", 4096},
     {"intermediate_size", 14'336},
@@ -49,7 +44,7 @@ constexpr std::array<Default, 6> k_mistral_defaults{{
     {"num_attention_heads", 32},
     {"num_key_value_heads", 8},
 }};
-constexpr std::array<Default, 6> k_qwen2_defaults{{
+constexpr std::array<KeyDefault, 6> k_qwen2_defaults{{
     {"vocab_size", 151'936},
     {"hidden_size", 4096},
     {"intermediate_size", 22'016},
@@ -59,7 +54,7 @@ constexpr std::array<Default, 6> k_qwen2_defaults{{
 }};
 
 // CLIPVisionConfig.__init__ defaults (a CLIP ViT-B/32), for keys vision_config leaves out.
-constexpr std::array<Default, 7> k_clip_defaults{{
+constexpr std::array<KeyDefault, 7> k_clip_defaults{{
     {"hidden_size", 768},
     {"intermediate_size", 3072},
     {"num_hidden_layers", 12},
@@ -68,17 +63,6 @@ constexpr std::array<Default, 7> k_clip_defaults{{
     {"image_size", 224},
     {"patch_size", 32},
 }};
-
-template <std::size_t N>
-std::string fill_defaults(nlohmann::json& object, const std::array<Default, N>& defaults) {
-  std::string used;
-  for (const Default& fallback : defaults) {
-    if (object.contains(fallback.key) && !object.at(fallback.key).is_null()) continue;
-    object[fallback.key] = fallback.value;
-    used += fmt::format("{}{} = {}", used.empty() ? "" : ", ", fallback.key, fallback.value);
-  }
-  return used;
-}
 
 // The text decoder, through the builder of text_config.model_type (LlavaConfig: "llama" when
 // absent), with the class defaults transformers would use for the keys the config omits.
@@ -90,7 +74,7 @@ ModelDescription build_text(const ConfigReader& config) {
   std::string config_class;
   ModelDescription (*build)(const ConfigReader&) = nullptr;
   if (type == "llama") {
-    used = fill_defaults(storage, k_llama_defaults);
+    used = fill_absent_keys(storage, k_llama_defaults, " = ");
     if (!storage.contains("max_position_embeddings")) {
       storage["max_position_embeddings"] = 2048;
       used += fmt::format("{}max_position_embeddings = 2048", used.empty() ? "" : ", ");
@@ -98,7 +82,7 @@ ModelDescription build_text(const ConfigReader& config) {
     config_class = "LlamaConfig";
     build = build_llama;
   } else if (type == "mistral") {
-    used = fill_defaults(storage, k_mistral_defaults);
+    used = fill_absent_keys(storage, k_mistral_defaults, " = ");
     if (!storage.contains("max_position_embeddings")) {
       storage["max_position_embeddings"] = 131'072;
       used += fmt::format("{}max_position_embeddings = 131072", used.empty() ? "" : ", ");
@@ -111,7 +95,7 @@ ModelDescription build_text(const ConfigReader& config) {
     config_class = "MistralConfig";
     build = build_mistral;
   } else if (type == "qwen2") {
-    used = fill_defaults(storage, k_qwen2_defaults);
+    used = fill_absent_keys(storage, k_qwen2_defaults, " = ");
     if (!storage.contains("max_position_embeddings")) {
       storage["max_position_embeddings"] = 32'768;
       used += fmt::format("{}max_position_embeddings = 32768", used.empty() ? "" : ", ");
@@ -147,7 +131,7 @@ Stack clip_vision_tower(const ConfigReader& config, ModelDescription& model) {
                                          type, config.model_type()));
   }
   nlohmann::json storage = given.json();
-  const std::string used = fill_defaults(storage, k_clip_defaults);
+  const std::string used = fill_absent_keys(storage, k_clip_defaults, " = ");
   const ConfigReader vision(storage, "vision_config", config.model_type());
   if (!used.empty()) {
     model.notes.push_back(fmt::format(
