@@ -168,6 +168,7 @@ std::int64_t kv_values_per_token(const Attention& attention, const KvSplit& spli
   const auto heads_per_rank = [&split](std::int64_t heads) {
     return ceil_div(std::max<std::int64_t>(heads, 1), std::max<std::int64_t>(split.tp, 1));
   };
+  if (attention.kv_from_earlier_layer) return 0;
   switch (attention.kind) {
     case AttentionKind::none:
     case AttentionKind::linear: return 0;
@@ -366,8 +367,9 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
         bytes = std::max(bytes, checked_add(values_bytes(kept + moe.per_token, tokens),
                                             values_bytes(moe.per_routed_token, routed_tokens)));
       }
-      // the block's input and the residual stream
-      bytes = checked_add(bytes, values_bytes(2 * model.hidden_size, tokens));
+      // the block's input and the residual stream (every AltUp stream)
+      bytes = checked_add(
+          bytes, values_bytes(checked_mul(2 * model.hidden_size, block.residual_streams), tokens));
       widest = std::max(widest, bytes);
     }
   }
@@ -546,6 +548,15 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.values_per_token +=
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim;
       layer.input_width = block.attention.input_dim;
+      if (block.residual_streams > 1) {
+        // AltUp (Gemma 3n): the layer's input is every stream, and its predict step (an einsum
+        // with learned coefficients) and correct step (the innovation repeated over the streams,
+        // times coefficients) each save a streams x width tensor for backward.
+        const std::int64_t streams_width =
+            checked_mul(block.residual_streams, block.attention.input_dim, "the activation size");
+        layer.input_width = streams_width;
+        layer.values_per_token = checked_add(layer.values_per_token, 2 * streams_width);
+      }
       layer.linear_input_values = linear_input_values(block);
       layer.pointwise_values = ffn_pointwise_values(block);
       for (const Norm& norm : block.norms) {

@@ -236,9 +236,13 @@ ParameterCount count_parameters(const ModelDescription& model) {
     if (!model.tie_word_embeddings) tally.add("head", token_embedding);
     if (model.lm_head_bias) tally.add("head", model.vocab_size);
   }
+  std::int64_t extra_lookups = 0;  // lookup tables outside the stacks (Gemma 3n's per-layer one)
   for (const ExtraParameter& extra : model.extra_parameters) {
     tally.add(extra.component, extra.params);
     if (extra.component == "vision") vision = checked_add(vision, extra.params);
+    if (extra.component == "embedding" && extra.op == "Embedding") {
+      extra_lookups = checked_add(extra_lookups, extra.params);
+    }
   }
 
   ParameterCount count;
@@ -255,8 +259,9 @@ ParameterCount count_parameters(const ModelDescription& model) {
   count.active = count.total - count.mtp - inactive_experts - vision;
   // Vendors that publish "without embeddings" leave out the input lookup tables but keep the
   // output head; with tied embeddings the matrix is the head, so it stays.
-  const std::int64_t lookup = (model.tie_word_embeddings && model.has_lm_head ? 0 : token_embedding) +
-                              positions + token_types;
+  const std::int64_t lookup =
+      (model.tie_word_embeddings && model.has_lm_head ? 0 : token_embedding) + positions +
+      token_types + extra_lookups;
   count.active_without_embedding = count.active - lookup;
   return count;
 }

@@ -73,6 +73,9 @@ struct Attention {
   /// Qwen3-Next / Qwen3.5 gated attention: q_proj also emits a sigmoid output gate per head, so
   /// it is twice as wide (heads x head_dim x 2).
   bool output_gate = false;
+  /// Reads the keys and values an earlier layer cached (Gemma 3n's KV-shared layers, cross-layer
+  /// attention): this layer holds no KV cache of its own, whatever projections it stores.
+  bool kv_from_earlier_layer = false;
   std::optional<Norm> q_norm;  ///< QK-norm; its dim is per head or full width, as stored
   std::optional<Norm> k_norm;
   std::int64_t sliding_window = 0;  ///< 0: attends to the whole context
@@ -210,6 +213,9 @@ struct Block {
   /// transformer blocks): it adds activations and KV cache, but no parameters, storage or
   /// LoRA adapters of its own.
   bool shared_weights = false;
+  /// Copies of the residual stream the layer carries (Gemma 3n's AltUp: altup_num_inputs); the
+  /// layer's mixers read one of them. Changes activations only.
+  std::int64_t residual_streams = 1;
 };
 
 /// A stack of layers: the decoder of a decoder-only model, or the encoder / decoder of T5.

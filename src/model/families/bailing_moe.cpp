@@ -10,8 +10,9 @@
 // Checkpoint names: model.word_embeddings, model.layers.N.attention.{query_key_value, dense},
 // model.layers.N.mlp.{gate, experts.E, shared_experts}.{gate,up,down}_proj, input_layernorm,
 // post_attention_layernorm, model.norm, lm_head.
-// BailingMoeV2ForCausalLM (Ling-mini-2.0, Ling-flash-2.0, Ring-2.0) reuses the model_type with
-// another layout (QK-norm, sigmoid router with expert bias, MTP layers): refused here.
+// BailingMoeV2ForCausalLM (Ling-mini-2.0, Ling-flash-2.0, Ling-1T, Ring-2.0) reuses the
+// model_type with another layout (QK-norm, sigmoid router with expert bias, MTP layers): handed to
+// build_bailing_moe_v2 (bailing_moe_v2.cpp) by architecture.
 // Tensor list: inclusionAI/Ling models/modeling_bailing_moe.py, configuration_bailing_moe.py.
 #include <fmt/format.h>
 
@@ -20,12 +21,7 @@
 namespace trace::family {
 
 ModelDescription build_bailing_moe(const ConfigReader& config) {
-  const std::string architecture = first_architecture(config);
-  if (architecture == "BailingMoeV2ForCausalLM") {
-    config.fail("architectures",
-                "names BailingMoeV2ForCausalLM (Ling 2.0 / Ring 2.0): its layout (QK-norm, expert "
-                "bias, MTP layers) differs from BailingMoeForCausalLM and is not supported yet");
-  }
+  if (first_architecture(config) == "BailingMoeV2ForCausalLM") return build_bailing_moe_v2(config);
   ModelDescription model;
   // BailingMoeConfig defaults num_key_value_heads to 0, which builds no attention: require it.
   if (!config.has("num_key_value_heads")) {

@@ -108,6 +108,34 @@ ModelDescription build_dots1(const ConfigReader& config);
 ModelDescription build_bailing_moe(const ConfigReader& config);
 ModelDescription build_minicpm(const ConfigReader& config);
 ModelDescription build_minicpm3(const ConfigReader& config);
+ModelDescription build_qwen2_audio(const ConfigReader& config);
+ModelDescription build_minicpmv(const ConfigReader& config);
+ModelDescription build_glm4v(const ConfigReader& config);
+ModelDescription build_glm4v_moe(const ConfigReader& config);
+ModelDescription build_glm46v(const ConfigReader& config);
+ModelDescription build_apertus(const ConfigReader& config);
+ModelDescription build_mimo(const ConfigReader& config);
+ModelDescription build_bailing_moe_v2(const ConfigReader& config);
+ModelDescription build_gemma3n(const ConfigReader& config);
+ModelDescription build_gemma3n_text(const ConfigReader& config);
+ModelDescription build_internvl(const ConfigReader& config);
+// The InternViT layer and the pixel-shuffle projector both InternVL builders use (internvl.cpp;
+// `hf_names` selects transformers' tensor names over the remote code's).
+Block intern_vit_layer(std::int64_t hidden, std::int64_t heads, std::int64_t intermediate,
+                       bool qkv_bias, bool qk_norm, bool rms_norms, const std::string& activation,
+                       bool hf_names);
+void add_pixel_shuffle_projector(const ConfigReader& config, std::int64_t vision_hidden,
+                                 std::int64_t rows, std::int64_t columns, bool hf_names,
+                                 ModelDescription& model);
+ModelDescription build_kimi_vl(const ConfigReader& config);
+ModelDescription build_deepseek_vl_v2(const ConfigReader& config);
+ModelDescription build_smolvlm(const ConfigReader& config);
+// A multimodal wrapper's text decoder (llava.cpp): text_config through the builder of its
+// model_type (`default_type` when absent; llama, mistral or qwen2), with the config class's
+// defaults for the keys it omits, listed in the notes; no stored rotary buffers.
+ModelDescription build_wrapped_text(const ConfigReader& config, const char* default_type);
+ModelDescription build_llava_onevision(const ConfigReader& config);
+ModelDescription build_aya_vision(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);

@@ -1,6 +1,7 @@
 // InternVL chat models (model_type internvl_chat, remote code InternVLChatModel): OpenGVLab
 // InternVL-Chat-V1-5, Mini-InternVL-Chat-2B/4B-V1-5, InternVL2-1B/2B/4B/8B/26B/40B/76B,
-// InternVL2_5-1B..78B (and their MPO variants), InternVL3-1B/2B/8B/14B/38B/78B. Three parts, all
+// InternVL2_5-1B..78B (and their MPO variants), InternVL3-1B/2B/8B/14B/38B/78B, InternVL3_5-1B..
+// 241B-A28B (Qwen3 / Qwen3-MoE text) and InternVL3_5-GPT-OSS-20B-A4B-Preview. Three parts, all
 // held by the checkpoint and all counted:
 //  - vision_config (InternVisionConfig, model_type intern_vit_6b): InternViT-300M or InternViT-6B
 //    under vision_model.*: embeddings.patch_embedding Conv2d(3 -> d, p x p) with bias,
@@ -13,12 +14,16 @@
 //    text hidden), all biased, where k = int(1 / downsample_ratio) (the pixel shuffle folds k x k
 //    patches into one token). Stored as mlp1.0, mlp1.1, mlp1.3.
 //  - llm_config: the text model picked by llm_config.architectures[0] (Qwen2ForCausalLM,
-//    InternLM2ForCausalLM, LlamaForCausalLM, Phi3ForCausalLM), built by that family's builder and
-//    stored under language_model.*; its lm_head is never tied (see below).
+//    InternLM2ForCausalLM, LlamaForCausalLM, Phi3ForCausalLM; InternVL3.5's Qwen3ForCausalLM,
+//    Qwen3MoeForCausalLM, GptOssForCausalLM), built by that family's builder and stored under
+//    language_model.*; its lm_head is never tied (see below).
 // Tensor lists: OpenGVLab/InternVL internvl_chat/internvl/model/internvl_chat/
 // modeling_intern_vit.py, modeling_internvl_chat.py, configuration_intern_vit.py,
-// configuration_internvl_chat.py (the same files ship as remote code in every Hub repo).
-// Derivation and published totals: tests/data/configs/SOURCES-internvl.md.
+// configuration_internvl_chat.py (the same files ship as remote code in every Hub repo; the
+// InternVL3.5 copies add Qwen3 / Qwen3-MoE, and internvl_chat_gpt_oss/ builds any llm_config
+// through AutoModelForCausalLM).
+// Derivation and published totals: tests/data/configs/SOURCES-internvl.md (InternVL3.5:
+// SOURCES-internvl_hf.md).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -26,6 +31,70 @@
 #include "family.hpp"
 
 namespace trace::family {
+
+// ---- shared with internvl_hf.cpp (transformers' InternVLForConditionalGeneration holds the
+// same tower and projector under other names); it declares these two at its top ----
+
+// One InternViT encoder layer: norm -> attention over the full width (q/k/v biased when
+// qkv_bias, optional QK-norm, biased output projection) -> norm -> biased fc1 -> fc2. Its
+// layer-scale vectors are listed by the caller. `hf_names`: transformers' spelling (attention
+// with q/k/v_proj, layernorm_before / layernorm_after) instead of the remote code's (attn with
+// one fused qkv, norm1 / norm2).
+Block intern_vit_layer(std::int64_t hidden, std::int64_t heads, std::int64_t intermediate,
+                       bool qkv_bias, bool qk_norm, bool rms_norms, const std::string& activation,
+                       bool hf_names) {
+  const HeadShape shape{heads, heads, hidden / heads};
+  Block block;
+  block.attention = self_attention(hidden, shape, qkv_bias, true);  // proj always biased
+  block.attention.name = hf_names ? "attention" : "attn";
+  block.attention.fused_qkv = !hf_names;
+  if (qk_norm) {
+    // InternRMSNorm over the flattened heads (d wide), RMSNorm whatever norm_type says.
+    block.attention.q_norm = rms_norm("q_norm", hidden);
+    block.attention.k_norm = rms_norm("k_norm", hidden);
+  }
+  block.mlp = Mlp{MlpKind::plain, activation, hidden, intermediate, true, true, false};
+  const auto norm = [&](const char* name) {
+    return rms_norms ? rms_norm(name, hidden) : layer_norm(name, hidden);
+  };
+  block.norms = {norm(hf_names ? "layernorm_before" : "norm1"),
+                 norm(hf_names ? "layernorm_after" : "norm2")};
+  return block;
+}
+
+// The pixel-shuffle projector: LayerNorm(d * k^2) -> Linear(d * k^2 -> text hidden) -> GELU ->
+// Linear(text hidden -> text hidden), all biased, k = int(1 / downsample_ratio). `rows` x
+// `columns` is the tower's patch grid, which the shuffle must shrink to whole rows and columns.
+void add_pixel_shuffle_projector(const ConfigReader& config, std::int64_t vision_hidden,
+                                 std::int64_t rows, std::int64_t columns, bool hf_names,
+                                 ModelDescription& model) {
+  const double ratio = config.optional_number("downsample_ratio").value_or(0.5);
+  if (!(ratio > 0.0) || ratio > 1.0) {
+    config.fail("downsample_ratio", fmt::format("= {} must lie in (0, 1]", ratio));
+  }
+  const auto fold = static_cast<std::int64_t>(std::floor(1.0 / ratio));
+  // pixel_shuffle reshapes the patch grid by the ratio; it fails unless the grid shrinks to
+  // whole rows (and columns).
+  for (const std::int64_t side : {rows, columns}) {
+    const double shrunk = static_cast<double>(side) * ratio;
+    if (shrunk != std::floor(shrunk)) {
+      config.fail("downsample_ratio",
+                  fmt::format("= {} does not divide the {} patches per image side (vision_config "
+                              "image_size / patch_size) into whole rows",
+                              ratio, side));
+    }
+  }
+  const std::int64_t folded = checked_product({vision_hidden, fold, fold});
+  const std::int64_t text_hidden = model.hidden_size;
+  model.extra_parameters.push_back({hf_names ? "multi_modal_projector.layer_norm" : "mlp1.0",
+                                    "vision", "LayerNorm", checked_mul(2, folded)});
+  model.extra_parameters.push_back({hf_names ? "multi_modal_projector.linear_1" : "mlp1.1",
+                                    "vision", "Linear",
+                                    checked_add(checked_mul(folded, text_hidden), text_hidden)});
+  model.extra_parameters.push_back(
+      {hf_names ? "multi_modal_projector.linear_2" : "mlp1.3", "vision", "Linear",
+       checked_add(checked_mul(text_hidden, text_hidden), text_hidden)});
+}
 
 namespace {
 
@@ -42,11 +111,17 @@ ModelDescription build_llm(const ConfigReader& config) {
     build = build_llama;
   else if (architecture == "Phi3ForCausalLM")
     build = build_phi3;
+  else if (architecture == "Qwen3ForCausalLM")  // InternVL3.5 dense
+    build = build_qwen3;
+  else if (architecture == "Qwen3MoeForCausalLM")  // InternVL3.5-30B-A3B, 241B-A28B
+    build = build_qwen3_moe;
+  else if (architecture == "GptOssForCausalLM")  // InternVL3.5-GPT-OSS-20B-A4B-Preview
+    build = build_gpt_oss;
   if (build == nullptr) {
     given.fail("architectures",
                fmt::format("names \"{}\"; InternVLChatConfig builds only Qwen2ForCausalLM, "
-                           "InternLM2ForCausalLM, LlamaForCausalLM or Phi3ForCausalLM (other "
-                           "text models, e.g. InternVL3.5's Qwen3, are not supported yet)",
+                           "InternLM2ForCausalLM, LlamaForCausalLM, Phi3ForCausalLM, "
+                           "Qwen3ForCausalLM, Qwen3MoeForCausalLM or GptOssForCausalLM",
                            architecture));
   }
   nlohmann::json storage = given.json();
@@ -147,30 +222,14 @@ VisionShape add_intern_vit(const ConfigReader& config, ModelDescription& model) 
   extra("vision_model.encoder.layers.*.ls1/ls2", "LayerScale",
         checked_product({2, hidden, layers}));
 
-  const HeadShape shape{heads, heads, hidden / heads};
-  const auto norm = [&](const char* name) {
-    return norm_type == "rms_norm" ? rms_norm(name, hidden) : layer_norm(name, hidden);
-  };
   const std::string activation = vision.optional_string("hidden_act").value_or("gelu");
   Stack stack;
   stack.name = "vision_model.encoder";
   stack.causal = false;
   stack.vision = true;
-  stack.blocks.reserve(static_cast<std::size_t>(layers));
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, qkv_bias, true);  // proj always biased
-    block.attention.name = "attn";
-    block.attention.fused_qkv = true;
-    if (qk_norm) {
-      // InternRMSNorm over the flattened heads (d wide), RMSNorm whatever norm_type says.
-      block.attention.q_norm = rms_norm("q_norm", hidden);
-      block.attention.k_norm = rms_norm("k_norm", hidden);
-    }
-    block.mlp = Mlp{MlpKind::plain, activation, hidden, intermediate, true, true, false};
-    block.norms = {norm("norm1"), norm("norm2")};
-    stack.blocks.push_back(std::move(block));
-  }
+  stack.blocks.assign(static_cast<std::size_t>(layers),
+                      intern_vit_layer(hidden, heads, intermediate, qkv_bias, qk_norm,
+                                       norm_type == "rms_norm", activation, false));
   model.stacks.push_back(std::move(stack));
   model.notes.push_back(fmt::format(
       "vision tower: InternViT ({} layers, d {}, {}, {}qkv bias, {}QK-norm, layer scale)", layers,
@@ -213,28 +272,8 @@ ModelDescription build_internvl_chat(const ConfigReader& config) {
   const VisionShape vision = add_intern_vit(config, model);
 
   // mlp1's width: d * int(1 / downsample_ratio)^2, as InternVLChatModel computes it.
-  const double ratio = config.optional_number("downsample_ratio").value_or(0.5);
-  if (!(ratio > 0.0) || ratio > 1.0) {
-    config.fail("downsample_ratio", fmt::format("= {} must lie in (0, 1]", ratio));
-  }
-  const auto fold = static_cast<std::int64_t>(std::floor(1.0 / ratio));
-  // pixel_shuffle reshapes the per_side x per_side grid by the ratio; it fails unless the grid
-  // shrinks to whole rows.
-  const double shrunk = static_cast<double>(vision.per_side) * ratio;
-  if (shrunk != std::floor(shrunk)) {
-    config.fail("downsample_ratio",
-                fmt::format("= {} does not divide the {} patches per image side (vision_config "
-                            "image_size / patch_size) into whole rows",
-                            ratio, vision.per_side));
-  }
-  const std::int64_t folded = checked_product({vision.hidden, fold, fold});
-  const std::int64_t text_hidden = model.hidden_size;
-  model.extra_parameters.push_back({"mlp1.0", "vision", "LayerNorm", checked_mul(2, folded)});
-  model.extra_parameters.push_back(
-      {"mlp1.1", "vision", "Linear", checked_add(checked_mul(folded, text_hidden), text_hidden)});
-  model.extra_parameters.push_back(
-      {"mlp1.3", "vision", "Linear",
-       checked_add(checked_mul(text_hidden, text_hidden), text_hidden)});
+  add_pixel_shuffle_projector(config, vision.hidden, vision.per_side, vision.per_side, false,
+                              model);
   return model;
 }
 

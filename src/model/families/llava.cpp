@@ -1,7 +1,8 @@
 // LLaVA wrappers (model_type llava, LlavaForConditionalGeneration: llava-hf/llava-1.5-7b-hf,
 // llava-1.5-13b-hf, bakLlava-v1-hf; model_type llava_next, LlavaNextForConditionalGeneration:
-// llava-hf/llava-v1.6-mistral-7b-hf, llava-v1.6-vicuna-7b/13b-hf, llava-v1.6-34b-hf). Three
-// parts, all held by the checkpoint and all counted:
+// llava-hf/llava-v1.6-mistral-7b-hf, llava-v1.6-vicuna-7b/13b-hf, llava-v1.6-34b-hf; model_type
+// llava_onevision, LlavaOnevisionForConditionalGeneration: llava-hf/llava-onevision-qwen2-0.5b /
+// 7b / 72b-ov-hf and -si-hf). Three parts, all held by the checkpoint and all counted:
 //  - text_config: a llama / mistral / qwen2 decoder (vicuna is llama), built by that family's
 //    builder under language_model.*; keys it omits take that config class's defaults, as
 //    transformers does (llava-1.5's text_config gives only vocab_size and max positions).
@@ -12,11 +13,17 @@
 //    earlier layer's output, yet the checkpoint still stores every layer and post_layernorm
 //    (llava-1.5-7b-hf: 686 tensors, 391 of them the full 24-layer tower).
 //  - multi_modal_projector: linear_1 (D x feature layers -> text hidden), linear_2 (text hidden
-//    -> text hidden), biased when multimodal_projector_bias (default true); llava_next adds the
-//    image_newline vector [text hidden].
+//    -> text hidden), biased when multimodal_projector_bias (default true); llava_next and
+//    llava_onevision add the image_newline vector [text hidden].
+// llava_onevision differs in defaults and tower: text_config defaults to qwen2, the projector
+// reads the last hidden state (vision_feature_layer -1), and the tower is a SigLIP one
+// (SiglipVisionModel, siglip.cpp) with its attention-pooling head unless vision_use_head is
+// false (the llava-hf conversions drop both that head and the last of So400m's 27 layers).
 // Tensor lists: transformers models/llava/modeling_llava.py,
-// models/llava_next/modeling_llava_next.py, models/clip/modeling_clip.py.
-// Derivation and published totals: tests/data/configs/SOURCES-llava.md.
+// models/llava_next/modeling_llava_next.py, models/llava_onevision/modeling_llava_onevision.py,
+// models/clip/modeling_clip.py, models/siglip/modeling_siglip.py.
+// Derivation and published totals: tests/data/configs/SOURCES-llava.md,
+// SOURCES-vlm-wrappers.md (llava_onevision).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,12 +71,189 @@ constexpr std::array<KeyDefault, 7> k_clip_defaults{{
     {"patch_size", 32},
 }};
 
-// The text decoder, through the builder of text_config.model_type (LlavaConfig: "llama" when
-// absent), with the class defaults transformers would use for the keys the config omits.
-ModelDescription build_text(const ConfigReader& config) {
+
+// The CLIP vision tower: its embeddings and pre/post LayerNorms as extra parameters (component
+// "vision") and its encoder as a vision stack.
+Stack clip_vision_tower(const ConfigReader& config, ModelDescription& model) {
+  const ConfigReader given = config.child("vision_config");
+  const std::string type = given.optional_string("model_type").value_or("clip_vision_model");
+  if (type != "clip_vision_model") {
+    given.fail("model_type", fmt::format("= \"{}\" is not supported inside {} yet (supported: "
+                                         "clip_vision_model)",
+                                         type, config.model_type()));
+  }
+  nlohmann::json storage = given.json();
+  const std::string used = fill_absent_keys(storage, k_clip_defaults, " = ");
+  const ConfigReader vision(storage, "vision_config", config.model_type());
+  if (!used.empty()) {
+    model.notes.push_back(fmt::format(
+        "vision_config omits keys; transformers' CLIPVisionConfig defaults used: {}", used));
+  }
+  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
+  const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
+  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
+  const std::int64_t channels = vision.require_int({"num_channels"}, 1, 64);
+  const std::int64_t image = vision.require_int({"image_size"}, 1, 1 << 20);
+  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
+  if (patch > image) {
+    vision.fail("patch_size", fmt::format("= {} is larger than image_size = {}", patch, image));
+  }
+  // CLIPAttention: head_dim = hidden_size / num_attention_heads, which must divide evenly.
+  const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
+  const std::int64_t per_side = image / patch;  // CLIPVisionEmbeddings floors the ratio
+  const std::int64_t positions = checked_add(checked_mul(per_side, per_side), 1);  // + class
+
+  const auto extra = [&model](const char* name, const char* op, std::int64_t params) {
+    model.extra_parameters.push_back({name, "vision", op, params});
+  };
+  extra("vision_tower.vision_model.embeddings.patch_embedding", "Conv2d",
+        checked_product({hidden, channels, patch, patch}));
+  extra("vision_tower.vision_model.embeddings.class_embedding", "Parameter", hidden);
+  extra("vision_tower.vision_model.embeddings.position_embedding", "Embedding",
+        checked_mul(positions, hidden));
+  extra("vision_tower.vision_model.pre_layrnorm", "LayerNorm", checked_mul(2, hidden));
+
+  return vit_encoder_stack("vision_tower.vision_model.encoder", layers, shape, intermediate,
+                           vision.optional_string("hidden_act").value_or("quick_gelu"));
+}
+
+// The hidden states the projector reads: how many it concatenates (1 for an index, the list's
+// length for a list) and the deepest one (0 = the embeddings, L = the last layer's output).
+// Each index must name one of the tower's L + 1 hidden states; `default_layer` (-2 for llava and
+// llava_next, -1 for llava_onevision) applies when the key is absent.
+struct FeatureLayers {
+  std::int64_t count = 1;
+  std::int64_t deepest = 0;
+};
+FeatureLayers feature_layers(const ConfigReader& config, std::int64_t vision_layers,
+                             std::int64_t default_layer) {
+  FeatureLayers result{1, vision_layers + 1 + default_layer};
+  if (!config.has("vision_feature_layer")) return result;
+  const nlohmann::json& value = config.json().at("vision_feature_layer");
+  const auto resolve = [&](const nlohmann::json& index) {
+    if (!index.is_number_integer()) {
+      config.fail("vision_feature_layer", "must be an integer or a list of integers");
+    }
+    const auto layer = index.get<std::int64_t>();
+    if (layer < -(vision_layers + 1) || layer > vision_layers) {
+      config.fail("vision_feature_layer",
+                  fmt::format("= {} names no hidden state of a {}-layer vision tower (valid: {} "
+                              "to {})",
+                              layer, vision_layers, -(vision_layers + 1), vision_layers));
+    }
+    return layer < 0 ? vision_layers + 1 + layer : layer;
+  };
+  if (!value.is_array()) {
+    result.deepest = resolve(value);
+    return result;
+  }
+  if (value.empty()) config.fail("vision_feature_layer", "is an empty list");
+  result.count = static_cast<std::int64_t>(value.size());
+  result.deepest = 0;
+  for (const nlohmann::json& index : value) {
+    result.deepest = std::max(result.deepest, resolve(index));
+  }
+  return result;
+}
+
+// What the three wrapper types differ in.
+struct WrapperKind {
+  const char* family;
+  const char* config_class;
+  const char* default_text_type;
+  const char* default_feature_layer;  // as note_defaults prints it
+  std::int64_t default_feature_index;
+  bool siglip_tower;   // SiglipVisionModel (llava_onevision) rather than CLIPVisionModel
+  bool image_newline;  // llava_next, llava_onevision
+};
+
+// The SigLIP tower llava_onevision puts under vision_tower (AutoModel of a siglip_vision_model
+// vision_config); keys it omits take SiglipVisionConfig's defaults.
+Stack siglip_vision_tower(const ConfigReader& config, ModelDescription& model) {
+  const ConfigReader vision = config.child("vision_config");
+  const std::string type = vision.optional_string("model_type").value_or("siglip_vision_model");
+  if (type != "siglip_vision_model") {
+    vision.fail("model_type", fmt::format("= \"{}\" is not supported inside {} yet (supported: "
+                                          "siglip_vision_model)",
+                                          type, config.model_type()));
+  }
+  return siglip_tower(vision,
+                      {"vision_tower.vision_model", "vision_tower.vision_model.encoder",
+                       SiglipDefaults{"SiglipVisionConfig", 768, 12, 3072, 12, 16, 224},
+                       SiglipLayout::PoolingHead::unless_disabled},
+                      model);
+}
+
+ModelDescription build_wrapper(const ConfigReader& config, const WrapperKind& kind) {
+  ModelDescription model = build_wrapped_text(config, kind.default_text_type);
+  model.family = kind.family;
+  // The wrapper's dtype is the one the checkpoint was saved in; text_config's is inherited from
+  // the base LLM (llava-v1.6-mistral: bfloat16 there, float16 weights).
+  const std::string outer_dtype =
+      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
+  if (!outer_dtype.empty()) model.torch_dtype = outer_dtype;
+  // The deprecated top-level vocab_size is ignored by transformers; text_config's sizes the
+  // embedding.
+  if (const std::optional<std::int64_t> outer = config.optional_int({"vocab_size"}, 1, k_max_vocab);
+      outer && *outer != model.vocab_size) {
+    model.notes.push_back(fmt::format(
+        "top-level vocab_size = {} ignored; the embedding has text_config.vocab_size = {} rows",
+        *outer, model.vocab_size));
+  }
+  const std::string strategy =
+      config.optional_string("vision_feature_select_strategy").value_or("default");
+  if (strategy != "default" && strategy != "full") {
+    config.fail("vision_feature_select_strategy",
+                fmt::format("= \"{}\"; transformers accepts \"default\" or \"full\"", strategy));
+  }
+
+  Stack tower =
+      kind.siglip_tower ? siglip_vision_tower(config, model) : clip_vision_tower(config, model);
+  const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
+  const auto vision_layers = static_cast<std::int64_t>(tower.blocks.size());
+  const FeatureLayers features = feature_layers(config, vision_layers, kind.default_feature_index);
+  note_defaults(model, config, kind.config_class,
+                {{"vision_feature_layer", kind.default_feature_layer},
+                 {"multimodal_projector_bias", "true"},
+                 {"projector_hidden_act", "gelu"}});
+  // The projector reads hidden states, which stop before post_layernorm; the layers past the
+  // deepest one read do not run either. The checkpoint stores them all the same.
+  // Hidden state k is the output of encoder layer k - 1 (0-based); state 0 is the embeddings.
+  std::string unused = "post_layernorm";
+  if (features.deepest == vision_layers - 1) {
+    unused = fmt::format("encoder layer {} and post_layernorm", vision_layers - 1);
+  } else if (features.deepest < vision_layers - 1) {
+    unused = fmt::format("encoder layers {} to {} and post_layernorm", features.deepest,
+                         vision_layers - 1);
+  }
+  model.notes.push_back(fmt::format(
+      "vision tower: {} stored and counted but unused by the forward pass (the projector reads "
+      "hidden state {} of 0..{})",
+      unused, features.deepest, vision_layers));
+
+  const bool bias = config.bool_or("multimodal_projector_bias", true);
+  const std::int64_t text_hidden = model.hidden_size;
+  const auto linear = [bias](std::int64_t in, std::int64_t out) {
+    return checked_add(checked_mul(in, out), bias ? out : 0);
+  };
+  model.extra_parameters.push_back(
+      {"multi_modal_projector.linear_1", "vision", "Linear",
+       linear(checked_mul(vision_hidden, features.count), text_hidden)});
+  model.extra_parameters.push_back(
+      {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
+  if (kind.image_newline) {
+    model.extra_parameters.push_back({"image_newline", "vision", "Parameter", text_hidden});
+  }
+  model.stacks.push_back(std::move(tower));
+  return model;
+}
+
+}  // namespace
+
+ModelDescription build_wrapped_text(const ConfigReader& config, const char* default_type) {
   nlohmann::json storage;
   const ConfigReader text = nested_text_config(config, storage);
-  const std::string type = text.optional_string("model_type").value_or("llama");
+  const std::string type = text.optional_string("model_type").value_or(default_type);
   std::string used;
   std::string config_class;
   ModelDescription (*build)(const ConfigReader&) = nullptr;
@@ -120,161 +304,23 @@ ModelDescription build_text(const ConfigReader& config) {
   return model;
 }
 
-// The CLIP vision tower: its embeddings and pre/post LayerNorms as extra parameters (component
-// "vision") and its encoder as a vision stack.
-Stack clip_vision_tower(const ConfigReader& config, ModelDescription& model) {
-  const ConfigReader given = config.child("vision_config");
-  const std::string type = given.optional_string("model_type").value_or("clip_vision_model");
-  if (type != "clip_vision_model") {
-    given.fail("model_type", fmt::format("= \"{}\" is not supported inside {} yet (supported: "
-                                         "clip_vision_model)",
-                                         type, config.model_type()));
-  }
-  nlohmann::json storage = given.json();
-  const std::string used = fill_absent_keys(storage, k_clip_defaults, " = ");
-  const ConfigReader vision(storage, "vision_config", config.model_type());
-  if (!used.empty()) {
-    model.notes.push_back(fmt::format(
-        "vision_config omits keys; transformers' CLIPVisionConfig defaults used: {}", used));
-  }
-  const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
-  const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
-  const std::int64_t channels = vision.require_int({"num_channels"}, 1, 64);
-  const std::int64_t image = vision.require_int({"image_size"}, 1, 1 << 20);
-  const std::int64_t patch = vision.require_int({"patch_size"}, 1, 4096);
-  if (patch > image) {
-    vision.fail("patch_size", fmt::format("= {} is larger than image_size = {}", patch, image));
-  }
-  // CLIPAttention: head_dim = hidden_size / num_attention_heads, which must divide evenly.
-  const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
-  const std::int64_t per_side = image / patch;  // CLIPVisionEmbeddings floors the ratio
-  const std::int64_t positions = checked_add(checked_mul(per_side, per_side), 1);  // + class
-
-  const auto extra = [&model](const char* name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({name, "vision", op, params});
-  };
-  extra("vision_tower.vision_model.embeddings.patch_embedding", "Conv2d",
-        checked_product({hidden, channels, patch, patch}));
-  extra("vision_tower.vision_model.embeddings.class_embedding", "Parameter", hidden);
-  extra("vision_tower.vision_model.embeddings.position_embedding", "Embedding",
-        checked_mul(positions, hidden));
-  extra("vision_tower.vision_model.pre_layrnorm", "LayerNorm", checked_mul(2, hidden));
-
-  return vit_encoder_stack("vision_tower.vision_model.encoder", layers, shape, intermediate,
-                           vision.optional_string("hidden_act").value_or("quick_gelu"));
-}
-
-// The hidden states the projector reads: how many it concatenates (1 for an index, the list's
-// length for a list) and the deepest one (0 = the embeddings, L = the last layer's output).
-// Each index must name one of the tower's L + 1 hidden states; the default is -2.
-struct FeatureLayers {
-  std::int64_t count = 1;
-  std::int64_t deepest = 0;
-};
-FeatureLayers feature_layers(const ConfigReader& config, std::int64_t vision_layers) {
-  FeatureLayers result{1, vision_layers - 1};
-  if (!config.has("vision_feature_layer")) return result;
-  const nlohmann::json& value = config.json().at("vision_feature_layer");
-  const auto resolve = [&](const nlohmann::json& index) {
-    if (!index.is_number_integer()) {
-      config.fail("vision_feature_layer", "must be an integer or a list of integers");
-    }
-    const auto layer = index.get<std::int64_t>();
-    if (layer < -(vision_layers + 1) || layer > vision_layers) {
-      config.fail("vision_feature_layer",
-                  fmt::format("= {} names no hidden state of a {}-layer vision tower (valid: {} "
-                              "to {})",
-                              layer, vision_layers, -(vision_layers + 1), vision_layers));
-    }
-    return layer < 0 ? vision_layers + 1 + layer : layer;
-  };
-  if (!value.is_array()) {
-    result.deepest = resolve(value);
-    return result;
-  }
-  if (value.empty()) config.fail("vision_feature_layer", "is an empty list");
-  result.count = static_cast<std::int64_t>(value.size());
-  result.deepest = 0;
-  for (const nlohmann::json& index : value) {
-    result.deepest = std::max(result.deepest, resolve(index));
-  }
-  return result;
-}
-
-ModelDescription build_wrapper(const ConfigReader& config, bool next) {
-  ModelDescription model = build_text(config);
-  model.family = next ? "LLaVA-NeXT (text decoder + CLIP ViT, any-resolution tiles, MLP projector)"
-                      : "LLaVA (text decoder + CLIP ViT + MLP projector)";
-  // The wrapper's dtype is the one the checkpoint was saved in; text_config's is inherited from
-  // the base LLM (llava-v1.6-mistral: bfloat16 there, float16 weights).
-  const std::string outer_dtype =
-      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
-  if (!outer_dtype.empty()) model.torch_dtype = outer_dtype;
-  // The deprecated top-level vocab_size is ignored by transformers; text_config's sizes the
-  // embedding.
-  if (const std::optional<std::int64_t> outer = config.optional_int({"vocab_size"}, 1, k_max_vocab);
-      outer && *outer != model.vocab_size) {
-    model.notes.push_back(fmt::format(
-        "top-level vocab_size = {} ignored; the embedding has text_config.vocab_size = {} rows",
-        *outer, model.vocab_size));
-  }
-  const std::string strategy =
-      config.optional_string("vision_feature_select_strategy").value_or("default");
-  if (strategy != "default" && strategy != "full") {
-    config.fail("vision_feature_select_strategy",
-                fmt::format("= \"{}\"; transformers accepts \"default\" or \"full\"", strategy));
-  }
-
-  Stack tower = clip_vision_tower(config, model);
-  const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
-  const auto vision_layers = static_cast<std::int64_t>(tower.blocks.size());
-  const FeatureLayers features = feature_layers(config, vision_layers);
-  const char* config_class = next ? "LlavaNextConfig" : "LlavaConfig";
-  note_defaults(model, config, config_class,
-                {{"vision_feature_layer", "-2"},
-                 {"multimodal_projector_bias", "true"},
-                 {"projector_hidden_act", "gelu"}});
-  // The projector reads hidden states, which stop before post_layernorm; the layers past the
-  // deepest one read do not run either. The checkpoint stores them all the same.
-  // Hidden state k is the output of encoder layer k - 1 (0-based); state 0 is the embeddings.
-  std::string unused = "post_layernorm";
-  if (features.deepest == vision_layers - 1) {
-    unused = fmt::format("encoder layer {} and post_layernorm", vision_layers - 1);
-  } else if (features.deepest < vision_layers - 1) {
-    unused = fmt::format("encoder layers {} to {} and post_layernorm", features.deepest,
-                         vision_layers - 1);
-  }
-  model.notes.push_back(fmt::format(
-      "vision tower: {} stored and counted but unused by the forward pass (the projector reads "
-      "hidden state {} of 0..{})",
-      unused, features.deepest, vision_layers));
-
-  const bool bias = config.bool_or("multimodal_projector_bias", true);
-  const std::int64_t text_hidden = model.hidden_size;
-  const auto linear = [bias](std::int64_t in, std::int64_t out) {
-    return checked_add(checked_mul(in, out), bias ? out : 0);
-  };
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_1", "vision", "Linear",
-       linear(checked_mul(vision_hidden, features.count), text_hidden)});
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
-  if (next) {
-    model.extra_parameters.push_back({"image_newline", "vision", "Parameter", text_hidden});
-  }
-  model.stacks.push_back(std::move(tower));
-  return model;
-}
-
-}  // namespace
-
 ModelDescription build_llava(const ConfigReader& config) {
-  return build_wrapper(config, false);
+  return build_wrapper(config, {"LLaVA (text decoder + CLIP ViT + MLP projector)", "LlavaConfig",
+                                "llama", "-2", -2, false, false});
 }
 
 ModelDescription build_llava_next(const ConfigReader& config) {
-  return build_wrapper(config, true);
+  return build_wrapper(config,
+                       {"LLaVA-NeXT (text decoder + CLIP ViT, any-resolution tiles, MLP projector)",
+                        "LlavaNextConfig", "llama", "-2", -2, false, true});
+}
+
+ModelDescription build_llava_onevision(const ConfigReader& config) {
+  // LlavaOnevisionConfig defaults vision_feature_select_strategy to "full", which keeps every
+  // patch; the check in build_wrapper accepts either value, and neither sizes a tensor.
+  return build_wrapper(
+      config, {"LLaVA-OneVision (text decoder + SigLIP ViT, any-resolution tiles, MLP projector)",
+               "LlavaOnevisionConfig", "qwen2", "-1", -1, true, true});
 }
 
 }  // namespace trace::family

@@ -118,6 +118,39 @@ constexpr Golden k_golden[] = {
     {"openbmb--MiniCPM4-8B.reconstructed.json", "minicpm", 8'185'253'888},
     {"openbmb--MiniCPM4-0.5B.reconstructed.json", "minicpm", 433'873'920},
     {"openbmb--MiniCPM3-4B.reconstructed.json", "minicpm3", 4'073'875'968},
+    // Qwen2-Audio-7B: the Hub safetensors total quoted by a Qwen release register; its Whisper
+    // encoder formula reproduces whisper-tiny / large-v3 / large-v3-turbo's Hub totals
+    // (SOURCES-whisper.md)
+    {"Qwen--Qwen2-Audio-7B.reconstructed.json", "qwen2_audio", 8'397'094'912},
+    // MiniCPM-V-2_6: the Hub BF16 count (= index total_size / 2); Llama3-V-2_5 and V-4_5
+    // hand-derived ("8B", "8.7B" published): SOURCES-minicpmv.md
+    {"openbmb--MiniCPM-V-2_6.reconstructed.json", "minicpmv", 8'099'175'152},
+    {"openbmb--MiniCPM-Llama3-V-2_5.reconstructed.json", "minicpmv", 8'537'092'336},
+    {"openbmb--MiniCPM-V-4_5.reconstructed.json", "minicpmv", 8'695'895'280},
+    // GLM-4.6V-Flash: Hub safetensors total; GLM-4.1V-9B-Thinking has the same shapes and is
+    // hand-derived: SOURCES-glm4v.md
+    {"zai-org--GLM-4.6V-Flash.reconstructed.json", "glm4v", 10'292'777'472},
+    {"zai-org--GLM-4.1V-9B-Thinking.reconstructed.json", "glm4v", 10'292'777'472},
+    // Apertus-8B: a logged parameter count (the vLLM audit's 8,053,338,240 adds the two stored
+    // xIELU buffers per layer); 70B hand-derived: SOURCES-apertus.md
+    {"swiss-ai--Apertus-8B-2509.reconstructed.json", "apertus", 8'053'338'176},
+    {"swiss-ai--Apertus-70B-2509.reconstructed.json", "apertus", 70'599'864'480},
+    // Gemma 3n E2B / E4B: Hub safetensors totals, MobileNetV5 tower included (SOURCES-gemma3n.md)
+    {"google--gemma-3n-E2B-it.reconstructed.json", "gemma3n", 5'439'438'272},
+    {"google--gemma-3n-E4B-it.reconstructed.json", "gemma3n", 7'849'978'192},
+    // InternVL3.5-8B (-HF and remote code): index total_size / 2, total_parameters stated;
+    // InternVL3-1B-hf: the Hub count, equal to the remote-code InternVL3-1B's
+    // (SOURCES-internvl_hf.md)
+    {"OpenGVLab--InternVL3_5-8B-HF.json", "internvl", 8'528'318'464},
+    {"OpenGVLab--InternVL3-1B-hf.reconstructed.json", "internvl", 938'193'024},
+    {"OpenGVLab--InternVL3_5-8B.json", "internvl_chat", 8'528'318'464},
+    // SmolVLM2-2.2B / 500M: Hub totals; llava-onevision-0.5b and aya-vision-8b hand-derived:
+    // SOURCES-vlm-wrappers.md
+    {"HuggingFaceTB--SmolVLM2-2.2B-Instruct.reconstructed.json", "smolvlm", 2'246'784'880},
+    {"HuggingFaceTB--SmolVLM2-500M-Video-Instruct.json", "smolvlm", 507'482'304},
+    {"llava-hf--llava-onevision-qwen2-0.5b-ov-hf.reconstructed.json", "llava_onevision",
+     893'675'552},
+    {"CohereForAI--aya-vision-8b.reconstructed.json", "aya_vision", 8'631'842'032},
 };
 
 std::string fixture_text(const std::string& fixture) {

@@ -57,6 +57,22 @@ constexpr Sparse k_sparse[] = {
     {"tencent--Hunyuan-A13B-Instruct.reconstructed.json", "hunyuan_v1_moe", 80'393'183'232, 0},
     {"rednote-hilab--dots.llm1.inst.reconstructed.json", "dots1", 142'774'381'696, 0},
     {"inclusionAI--Ling-lite-1.5.json", "bailing_moe", 16'801'974'272, 0},
+    // GLM-4.5V: the sum over its 46 shards (= GLM-4.6V's Hub total; no MTP layer stored):
+    // SOURCES-glm4v.md
+    {"zai-org--GLM-4.5V.json", "glm4v_moe", 107'710'933'120, 0},
+    // Ling 2.0 (BailingMoeV2ForCausalLM under model_type bailing_moe): Hub safetensors totals,
+    // F32 expert biases included (SOURCES-bailing_moe_v2.md)
+    {"inclusionAI--Ling-mini-2.0.reconstructed.json", "bailing_moe", 16'255'643'392, 0},
+    {"inclusionAI--Ling-flash-2.0.reconstructed.json", "bailing_moe", 102'889'705'216, 0},
+    // MiMo-7B-Base with its one MTP layer: hand-derived ("7B" published; SOURCES-mimo.md)
+    {"XiaomiMiMo--MiMo-7B-Base.reconstructed.json", "mimo", 7'833'409'536, 210'790'400},
+    // Kimi-VL-A3B (tower + projector = kornia's 447,545,840), DeepSeek-VL2 Tiny (a logged
+    // runtime count); Small and base hand-derived (16B / 27B published): SOURCES-kimi_vl.md,
+    // SOURCES-deepseek_vl_v2.md
+    {"moonshotai--Kimi-VL-A3B-Instruct.reconstructed.json", "kimi_vl", 16'407'656'048, 0},
+    {"deepseek-ai--deepseek-vl2-tiny.reconstructed.json", "deepseek_vl_v2", 3'370'501'440, 0},
+    {"deepseek-ai--deepseek-vl2-small.reconstructed.json", "deepseek_vl_v2", 16'148'349'504, 0},
+    {"deepseek-ai--deepseek-vl2.reconstructed.json", "deepseek_vl_v2", 27'480'134'248, 0},
 };
 
 std::string text_of(const std::string& fixture) {
@@ -147,6 +163,25 @@ TEST_CASE("active parameters match each vendor's published figure", "[moe][activ
       14e9, 1e9));
   CHECK(rounds_to(trace::count_parameters(model_of("inclusionAI--Ling-lite-1.5.json")).active,
                   2.75e9, 0.01e9));
+  // Ling-mini-2.0 "1.43B activated, 789M non-embedding"; Ling-flash-2.0 "6.1B activated, 4.8B
+  // non-embedding": inclusionAI's non-embedding figures leave out the untied head too.
+  // GLM-4.5V "12B active" (without the input embedding).
+  const trace::ModelDescription ling_mini =
+      model_of("inclusionAI--Ling-mini-2.0.reconstructed.json");
+  const trace::ParameterCount mini = trace::count_parameters(ling_mini);
+  CHECK(truncates_to(mini.active, 1.43e9, 0.01e9));
+  CHECK(truncates_to(mini.active_without_embedding - ling_mini.vocab_size * ling_mini.hidden_size,
+                     0.789e9, 0.001e9));
+  const trace::ModelDescription ling_flash =
+      model_of("inclusionAI--Ling-flash-2.0.reconstructed.json");
+  const trace::ParameterCount flash = trace::count_parameters(ling_flash);
+  CHECK(truncates_to(flash.active, 6.1e9, 0.1e9));
+  CHECK(truncates_to(
+      flash.active_without_embedding - ling_flash.vocab_size * ling_flash.hidden_size, 4.8e9,
+      0.1e9));
+  CHECK(truncates_to(
+      trace::count_parameters(model_of("zai-org--GLM-4.5V.json")).active_without_embedding, 12e9,
+      1e9));
   // Llama-4-Scout "17B active": the text path, the vision tower excluded.
   CHECK(truncates_to(trace::count_parameters(
                          model_of("catalog:meta-llama/Llama-4-Scout-17B-16E-Instruct")).active,
