@@ -28,37 +28,56 @@ double scan_flops(const Ssm& ssm) {
   return per_element * static_cast<double>(ssm.state_elements());
 }
 
+// How often a stack runs per text token: once, or for an encoder of a fixed length (Whisper's
+// audio frames) fixed / text tokens of the sequence in training and prefill, and never while
+// decoding (`text_tokens` 0): the encoder ran once for the request.
+double runs_per_text_token(const Stack& stack, std::int64_t text_tokens) {
+  if (stack.fixed_tokens <= 0) return 1.0;
+  if (text_tokens <= 0) return 0.0;
+  return static_cast<double>(stack.fixed_tokens) / static_cast<double>(text_tokens);
+}
+
 // Weights multiplied per token: active parameters less the input lookup tables, plus the blocks
-// that reuse an earlier block's weights (Zamba2), which run again without new parameters.
-double matmul_flops(const ModelDescription& model, const ParameterCount& params) {
+// that reuse an earlier block's weights (Zamba2), which run again without new parameters, and
+// a fixed-length encoder's blocks as often as it runs.
+double matmul_flops(const ModelDescription& model, const ParameterCount& params,
+                    std::int64_t text_tokens) {
   double weights = static_cast<double>(params.active_without_embedding);
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
+    const double extra_runs = runs_per_text_token(stack, text_tokens) - 1.0;
     for (const Block& block : stack.blocks) {
-      if (block.shared_weights) weights += static_cast<double>(block_active_params(block));
+      const auto block_params = static_cast<double>(block_active_params(block));
+      if (block.shared_weights) weights += block_params;
+      weights += extra_runs * block_params;
     }
   }
   return 2.0 * weights;
 }
 
-// `keys(window, causal)`: how many keys a token attends to under that window.
+// `keys(window, causal)`: how many keys a token attends to under that window; a fixed-length
+// encoder's positions see all of its own.
 template <typename Keys>
 TokenFlops token_flops(const ModelDescription& model, const ParameterCount& params, Keys keys,
-                       std::int64_t cross_keys) {
+                       std::int64_t cross_keys, std::int64_t text_tokens) {
   TokenFlops flops;
-  flops.matmul = matmul_flops(model, params);
+  flops.matmul = matmul_flops(model, params, text_tokens);
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
+    const double runs = runs_per_text_token(stack, text_tokens);
     for (const Block& block : stack.blocks) {
-      flops.attention += flops_per_key(block.attention) *
-                         keys(block.attention.sliding_window, stack.causal);
+      const double self_keys = stack.fixed_tokens > 0
+                                   ? static_cast<double>(stack.fixed_tokens)
+                                   : keys(block.attention.sliding_window, stack.causal);
+      flops.attention += runs * flops_per_key(block.attention) * self_keys;
       if (block.cross_attention) {
         const std::int64_t source = block.cross_attention->cross_source_tokens > 0
                                         ? block.cross_attention->cross_source_tokens
                                         : cross_keys;
-        flops.attention += flops_per_key(*block.cross_attention) * static_cast<double>(source);
+        flops.attention +=
+            runs * flops_per_key(*block.cross_attention) * static_cast<double>(source);
       }
-      if (block.ssm) flops.ssm += scan_flops(*block.ssm);
+      if (block.ssm) flops.ssm += runs * scan_flops(*block.ssm);
     }
   }
   return flops;
@@ -81,7 +100,7 @@ TokenFlops training_token_flops(const ModelDescription& model, const ParameterCo
     if (!causal) return static_cast<double>(window > 0 ? std::min(window, seq_len) : seq_len);
     return average_causal_keys(seq_len, window);
   };
-  return token_flops(model, params, keys, seq_len);
+  return token_flops(model, params, keys, seq_len, seq_len);
 }
 
 TokenFlops decode_token_flops(const ModelDescription& model, const ParameterCount& params,
@@ -89,7 +108,7 @@ TokenFlops decode_token_flops(const ModelDescription& model, const ParameterCoun
   const auto keys = [context](std::int64_t window, bool) {
     return static_cast<double>(window > 0 ? std::min(window, context) : context);
   };
-  return token_flops(model, params, keys, context);
+  return token_flops(model, params, keys, context, 0);
 }
 
 double prefill_flops(const ModelDescription& model, const ParameterCount& params,

@@ -343,6 +343,8 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
   std::int64_t widest = 0;
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
+    // A fixed-length encoder (Whisper) runs its own positions: one sequence's at a time.
+    const std::int64_t stack_tokens = stack.fixed_tokens > 0 ? stack.fixed_tokens : tokens;
     for (const Block& block : stack.blocks) {
       // The sub-layers run one after another; a parallel-residual block keeps the attention
       // output while its MLP runs.
@@ -352,7 +354,7 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
         sublayer = std::max(sublayer, attention_forward_values(*block.cross_attention, tp));
       }
       std::int64_t bytes =
-          values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), tokens);
+          values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), stack_tokens);
       if (block.ssm) {
         bytes = std::max(bytes,
                          checked_add(values_bytes(ssm_forward_values(*block.ssm, tp), tokens),
@@ -369,7 +371,8 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
       }
       // the block's input and the residual stream (every AltUp stream)
       bytes = checked_add(
-          bytes, values_bytes(checked_mul(2 * model.hidden_size, block.residual_streams), tokens));
+          bytes,
+          values_bytes(checked_mul(2 * model.hidden_size, block.residual_streams), stack_tokens));
       widest = std::max(widest, bytes);
     }
   }
@@ -531,6 +534,32 @@ std::int64_t serving_comm_bytes(std::int64_t gpus, const MemoryAssumptions& assu
   return gpus > 1 ? assumptions.tp_comm_bytes : 0;
 }
 
+namespace {
+
+// An encoder that always runs `fixed` positions (Whisper's audio frames) against a text sequence
+// of `seq_len` tokens: its per-position values, restated per text token (x fixed / seq_len,
+// rounded up), so every caller's "per token x tokens" counts the encoder's own positions. Its
+// attention sees `fixed` keys from each of `fixed` queries.
+void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq_len) {
+  seq_len = std::max<std::int64_t>(seq_len, 1);
+  const auto scale = [&](std::int64_t& values) {
+    values = ceil_div(checked_mul(values, fixed, "the activation size"), seq_len);
+  };
+  scale(layer.values_per_token);
+  scale(layer.input_width);
+  scale(layer.repeated_kv_values);
+  scale(layer.linear_input_values);
+  scale(layer.pointwise_values);
+  scale(layer.residual_dtype_values);
+  scale(layer.rms_norm_input_values);
+  if (layer.attention_heads > 0) {
+    layer.attended_tokens = fixed;
+    scale(layer.attended_tokens);
+  }
+}
+
+}  // namespace
+
 std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
   std::vector<LayerActivation> layers;
@@ -589,6 +618,7 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
             {ceil_div(seq_len, ssm.chunk_size), ssm.num_heads, ssm.head_dim, ssm.state, 4},
             "the activation size");
       }
+      if (stack.fixed_tokens > 0) per_text_token(layer, stack.fixed_tokens, seq_len);
       layers.push_back(layer);
     }
   }

@@ -153,6 +153,8 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"paligemma", "PaliGemma, PaliGemma 2 (Gemma / Gemma 2 + SigLIP)"}, family::build_paligemma},
     {{"idefics3", "Idefics3, SmolVLM (Llama + SigLIP + pixel-shuffle projector)"},
      family::build_idefics3},
+    {{"whisper", "Whisper tiny ... large-v3, large-v3-turbo, distil-whisper (encoder-decoder)"},
+     family::build_whisper},
     {{"qwen2_audio", "Qwen2-Audio-7B, -Instruct (Qwen2 text + Whisper audio encoder)"},
      family::build_qwen2_audio},
     {{"minicpmv", "MiniCPM-Llama3-V-2_5, MiniCPM-V-2_6, MiniCPM-V-4, MiniCPM-V-4_5 (SigLIP + "

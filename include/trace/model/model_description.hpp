@@ -226,6 +226,9 @@ struct Stack {
   bool causal = true;
   bool vision = false;  ///< an image encoder: no KV cache, not on the text path
   bool mtp = false;     ///< multi-token-prediction layers: stored, never active, not served
+  /// An encoder that runs this many positions per sequence whatever the text length (Whisper:
+  /// max_source_positions audio frames); 0: as many as the sequence has tokens.
+  std::int64_t fixed_tokens = 0;
 };
 
 /// A learnable tensor outside the layer stacks that does not fit the shapes above

@@ -108,6 +108,7 @@ ModelDescription build_dots1(const ConfigReader& config);
 ModelDescription build_bailing_moe(const ConfigReader& config);
 ModelDescription build_minicpm(const ConfigReader& config);
 ModelDescription build_minicpm3(const ConfigReader& config);
+ModelDescription build_whisper(const ConfigReader& config);
 ModelDescription build_qwen2_audio(const ConfigReader& config);
 ModelDescription build_minicpmv(const ConfigReader& config);
 ModelDescription build_glm4v(const ConfigReader& config);
@@ -132,7 +133,8 @@ ModelDescription build_deepseek_vl_v2(const ConfigReader& config);
 ModelDescription build_smolvlm(const ConfigReader& config);
 // A multimodal wrapper's text decoder (llava.cpp): text_config through the builder of its
 // model_type (`default_type` when absent; llama, mistral or qwen2), with the config class's
-// defaults for the keys it omits, listed in the notes; no stored rotary buffers.
+// defaults for the keys it omits, listed in the notes; no stored rotary buffers; the wrapper's
+// torch_dtype, and a note when its top-level vocab_size disagrees.
 ModelDescription build_wrapped_text(const ConfigReader& config, const char* default_type);
 ModelDescription build_llava_onevision(const ConfigReader& config);
 ModelDescription build_aya_vision(const ConfigReader& config);

@@ -187,19 +187,6 @@ Stack siglip_vision_tower(const ConfigReader& config, ModelDescription& model) {
 ModelDescription build_wrapper(const ConfigReader& config, const WrapperKind& kind) {
   ModelDescription model = build_wrapped_text(config, kind.default_text_type);
   model.family = kind.family;
-  // The wrapper's dtype is the one the checkpoint was saved in; text_config's is inherited from
-  // the base LLM (llava-v1.6-mistral: bfloat16 there, float16 weights).
-  const std::string outer_dtype =
-      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
-  if (!outer_dtype.empty()) model.torch_dtype = outer_dtype;
-  // The deprecated top-level vocab_size is ignored by transformers; text_config's sizes the
-  // embedding.
-  if (const std::optional<std::int64_t> outer = config.optional_int({"vocab_size"}, 1, k_max_vocab);
-      outer && *outer != model.vocab_size) {
-    model.notes.push_back(fmt::format(
-        "top-level vocab_size = {} ignored; the embedding has text_config.vocab_size = {} rows",
-        *outer, model.vocab_size));
-  }
   const std::string strategy =
       config.optional_string("vision_feature_select_strategy").value_or("default");
   if (strategy != "default" && strategy != "full") {
@@ -301,6 +288,19 @@ ModelDescription build_wrapped_text(const ConfigReader& config, const char* defa
   // LlavaForConditionalGeneration exists since transformers 4.36, after RoPE inv_freq became a
   // non-persistent buffer (4.31): no llava checkpoint saved by transformers holds it.
   model.stored_extras.clear();
+  // The wrapper's dtype is the one the checkpoint was saved in; text_config's is inherited from
+  // the base LLM (llava-v1.6-mistral: bfloat16 there, float16 weights).
+  const std::string outer_dtype =
+      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
+  if (!outer_dtype.empty()) model.torch_dtype = outer_dtype;
+  // The deprecated top-level vocab_size is ignored by transformers; text_config's sizes the
+  // embedding.
+  if (const std::optional<std::int64_t> outer = config.optional_int({"vocab_size"}, 1, k_max_vocab);
+      outer && *outer != model.vocab_size) {
+    model.notes.push_back(fmt::format(
+        "top-level vocab_size = {} ignored; the embedding has text_config.vocab_size = {} rows",
+        *outer, model.vocab_size));
+  }
   return model;
 }
 

@@ -118,10 +118,13 @@ constexpr Golden k_golden[] = {
     {"openbmb--MiniCPM4-8B.reconstructed.json", "minicpm", 8'185'253'888},
     {"openbmb--MiniCPM4-0.5B.reconstructed.json", "minicpm", 433'873'920},
     {"openbmb--MiniCPM3-4B.reconstructed.json", "minicpm3", 4'073'875'968},
-    // Qwen2-Audio-7B: the Hub safetensors total quoted by a Qwen release register; its Whisper
-    // encoder formula reproduces whisper-tiny / large-v3 / large-v3-turbo's Hub totals
+    // Qwen2-Audio-7B: the Hub safetensors total quoted by a Qwen release register
     // (SOURCES-whisper.md)
     {"Qwen--Qwen2-Audio-7B.reconstructed.json", "qwen2_audio", 8'397'094'912},
+    // Whisper: Hub safetensors totals (SOURCES-whisper.md)
+    {"openai--whisper-tiny.reconstructed.json", "whisper", 37'760'640},
+    {"openai--whisper-large-v3.reconstructed.json", "whisper", 1'543'490'560},
+    {"openai--whisper-large-v3-turbo.reconstructed.json", "whisper", 808'878'080},
     // MiniCPM-V-2_6: the Hub BF16 count (= index total_size / 2); Llama3-V-2_5 and V-4_5
     // hand-derived ("8B", "8.7B" published): SOURCES-minicpmv.md
     {"openbmb--MiniCPM-V-2_6.reconstructed.json", "minicpmv", 8'099'175'152},

@@ -1,12 +1,13 @@
-// The third set of added families (gemma3n, qwen2_audio, minicpmv, glm4v, internvl, kimi_vl,
-// deepseek_vl_v2, smolvlm, llava_onevision, aya_vision, apertus, mimo, Ling 2.0): what each
-// layout changes besides the golden totals (families_test.cpp, sparse_families_test.cpp). Every
-// expected number is derived by hand in its comment from the fixture's hyperparameters.
+// The third set of added families (gemma3n, whisper, qwen2_audio, minicpmv, glm4v, internvl,
+// kimi_vl, deepseek_vl_v2, smolvlm, llava_onevision, aya_vision, apertus, mimo, Ling 2.0): what
+// each layout changes besides the golden totals (families_test.cpp, sparse_families_test.cpp).
+// Every expected number is derived by hand in its comment from the fixture's hyperparameters.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
 #include "test_data.hpp"
+#include "trace/cost/flops.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -147,4 +148,37 @@ TEST_CASE("the alias model types build the same tensors", "[families][aliases]")
   nlohmann::json ling = fixture_json("inclusionAI--Ling-mini-2.0.reconstructed.json");
   ling["model_type"] = "bailing_moe_v2";
   CHECK(total_of(ling) == 16'255'643'392);
+}
+
+TEST_CASE("Whisper: the encoder runs its 1,500 frames whatever the text length",
+          "[families][whisper]") {
+  // whisper-tiny: d 384, FFN 1,536, 4 + 4 layers, 6 heads. An encoder layer saves per position
+  // 2 norm inputs (768) + attention (input, Q, K, V, output: 5 x 384 = 1,920) + plain MLP (input
+  // + fc1 output + activation: 384 + 2 x 1,536 = 3,456) = 6,144 values.
+  const trace::ModelDescription model = model_of("openai--whisper-tiny.reconstructed.json");
+  REQUIRE(model.stacks.at(0).fixed_tokens == 1500);
+  // At 750 text tokens each text token carries 1,500 / 750 = 2 frames' worth; the attention
+  // sees 1,500 x 1,500 scores = 750 x 3,000.
+  const std::vector<trace::LayerActivation> layers = trace::layer_activations(model, 750);
+  REQUIRE(layers.size() == 8);
+  CHECK(layers[0].values_per_token == 2 * 6'144);
+  CHECK(layers[0].input_width == 2 * 384);
+  CHECK(layers[0].attended_tokens == 3'000);
+  // The decoder's layers stay per text token; their cross-attention sees the 1,500 frames.
+  trace::ModelDescription per_token = model;
+  per_token.stacks[0].fixed_tokens = 0;
+  const std::vector<trace::LayerActivation> unscaled = trace::layer_activations(per_token, 750);
+  CHECK(layers[0].values_per_token == 2 * unscaled[0].values_per_token);
+  CHECK(layers[4].values_per_token == unscaled[4].values_per_token);
+
+  // FLOPs. An encoder layer's weights: q, v, out 3 x (384^2 + 384), k 384^2, fc1 / fc2
+  // 2 x 384 x 1,536 + 1,536 + 384, two LayerNorms 4 x 384 = 590,976 + 1,181,568 + 1,536 =
+  // 1,774,080; 4 layers 7,096,320. Training at 750 tokens runs them twice per text token;
+  // decoding never (the encoder ran once for the request).
+  const trace::ParameterCount count = trace::count_parameters(model);
+  const double encoder = 4 * 1'774'080.0;
+  CHECK(trace::training_token_flops(model, count, 750).matmul ==
+        2 * (static_cast<double>(count.active_without_embedding) + encoder));
+  CHECK(trace::decode_token_flops(model, count, 100).matmul ==
+        2 * (static_cast<double>(count.active_without_embedding) - encoder));
 }
