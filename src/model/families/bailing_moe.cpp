@@ -20,6 +20,28 @@
 
 namespace trace::family {
 
+BailingFfn read_bailing_ffn(const ConfigReader& config, std::int64_t hidden, std::int64_t layers,
+                            std::int64_t first_dense_default, ExpertDefaults experts,
+                            const std::string& activation) {
+  BailingFfn ffn;
+  ffn.first_dense = config.int_or({"first_k_dense_replace"}, first_dense_default, 0, k_max_layers);
+  // A null num_experts makes every layer dense (the decoder layer's `is not None` test).
+  const bool has_experts = !config.json().contains("num_experts") || config.has("num_experts");
+  if (!has_experts || ffn.first_dense > 0) {
+    ffn.dense_width = config.require_int({"intermediate_size"}, 1, k_max_width);
+  }
+  if (!has_experts) return ffn;
+  ffn.moe = routed_experts(config, hidden, {"num_experts"}, {"num_experts_per_tok"},
+                           config.require_int({"moe_intermediate_size"}, 1, k_max_width), experts);
+  ffn.moe->expert.activation = activation;
+  if (ffn.first_dense >= layers) {
+    config.fail("first_k_dense_replace",
+                fmt::format("= {} leaves no MoE layer among {} while num_experts is set",
+                            ffn.first_dense, layers));
+  }
+  return ffn;
+}
+
 ModelDescription build_bailing_moe(const ConfigReader& config) {
   if (first_architecture(config) == "BailingMoeV2ForCausalLM") return build_bailing_moe_v2(config);
   ModelDescription model;
@@ -36,38 +58,20 @@ ModelDescription build_bailing_moe(const ConfigReader& config) {
   const std::string activation = config.optional_string("hidden_act").value_or("silu");
   const bool qkv_bias = config.bool_or("use_qkv_bias", false);
   const bool dense_bias = config.bool_or("use_bias", true);
-  const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 0, 0, k_max_layers);
-
-  // A null num_experts makes every layer dense (BailingMoeDecoderLayer's test).
-  const bool has_experts = !config.json().contains("num_experts") || config.has("num_experts");
-  const bool any_dense = !has_experts || first_dense > 0;
-  const std::int64_t dense_width =
-      any_dense ? config.require_int({"intermediate_size"}, 1, k_max_width) : 0;
-  Moe moe;
-  if (has_experts) {
-    moe = routed_experts(config, hidden, {"num_experts"}, {"num_experts_per_tok"},
-                         config.require_int({"moe_intermediate_size"}, 1, k_max_width),
-                         ExpertDefaults{16, 2});
-    moe.expert.activation = activation;
-    set_shared_experts(moe, config.int_or({"num_shared_experts"}, 0, 0, 1 << 16));
-    if (first_dense >= layers) {
-      config.fail("first_k_dense_replace",
-                  fmt::format("= {} leaves no MoE layer among {} while num_experts is set",
-                              first_dense, layers));
-    }
-  }
+  BailingFfn ffn = read_bailing_ffn(config, hidden, layers, 0, ExpertDefaults{16, 2}, activation);
+  if (ffn.moe) set_shared_experts(*ffn.moe, config.int_or({"num_shared_experts"}, 0, 0, 1 << 16));
 
   DecoderLayout layout;
   layout.fused_qkv = true;
   layout.qkv_bias = qkv_bias;
   layout.o_bias = dense_bias;
   layout.attention_name = "attention";
-  layout.mlp = Mlp{MlpKind::gated, activation, hidden, dense_width, false, false, false};
+  layout.mlp = Mlp{MlpKind::gated, activation, hidden, ffn.dense_width, false, false, false};
   layout.rotary_dim = dims.heads.head_dim;
   Stack stack = decoder_stack(hidden, layers, dims.heads, layout);
-  if (has_experts) {
-    for (std::int64_t i = first_dense; i < layers; ++i) {
-      set_moe(stack.blocks[static_cast<std::size_t>(i)], moe, hidden);
+  if (ffn.moe) {
+    for (std::int64_t i = ffn.first_dense; i < layers; ++i) {
+      set_moe(stack.blocks[static_cast<std::size_t>(i)], *ffn.moe, hidden);
     }
   }
   model.stacks.push_back(std::move(stack));

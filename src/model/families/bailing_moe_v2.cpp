@@ -77,19 +77,9 @@ ModelDescription build_bailing_moe_v2(const ConfigReader& config) {
       "expert bias and shared experts, MTP)";
   if (!config.has("max_position_embeddings")) model.max_position_embeddings = 32768;
   const std::string activation = config.optional_string("hidden_act").value_or("silu");
-  const std::int64_t first_dense = config.int_or({"first_k_dense_replace"}, 1, 0, k_max_layers);
-
-  // A null num_experts makes every layer dense (BailingMoeV2DecoderLayer's test).
-  const bool has_experts = !config.json().contains("num_experts") || config.has("num_experts");
-  const bool any_dense = !has_experts || first_dense > 0;
-  const std::int64_t dense_width =
-      any_dense ? config.require_int({"intermediate_size"}, 1, k_max_width) : 0;
-  Moe moe;
-  if (has_experts) {
-    moe = routed_experts(config, hidden, {"num_experts"}, {"num_experts_per_tok"},
-                         config.require_int({"moe_intermediate_size"}, 1, k_max_width),
-                         ExpertDefaults{256, 8});
-    moe.expert.activation = activation;
+  BailingFfn ffn = read_bailing_ffn(config, hidden, layers, 1, ExpertDefaults{256, 8}, activation);
+  if (ffn.moe) {
+    Moe& moe = *ffn.moe;
     // Absent: the config class's 1; null: none (the block tests `is not None`).
     const std::int64_t shared = config.json().contains("num_shared_experts")
                                     ? config.int_or({"num_shared_experts"}, 0, 0, 1 << 16)
@@ -110,11 +100,6 @@ ModelDescription build_bailing_moe_v2(const ConfigReader& config) {
     }
     moe.router_correction_bias = true;  // BailingMoeV2Gate's expert_bias buffer
     check_groups(config, moe);
-    if (first_dense >= layers) {
-      config.fail("first_k_dense_replace",
-                  fmt::format("= {} leaves no MoE layer among {} while num_experts is set",
-                              first_dense, layers));
-    }
   }
 
   DecoderLayout layout;
@@ -124,7 +109,7 @@ ModelDescription build_bailing_moe_v2(const ConfigReader& config) {
   layout.attention_name = "attention";
   if (config.bool_or("use_qk_norm", true)) layout.qk_norm = DecoderLayout::QkNorm::per_head;
   layout.qk_norm_names = {"query_layernorm", "key_layernorm"};
-  layout.mlp = Mlp{MlpKind::gated, activation, hidden, dense_width, false, false, false};
+  layout.mlp = Mlp{MlpKind::gated, activation, hidden, ffn.dense_width, false, false, false};
   layout.rotary_dim = rotary_dims(config, shape.head_dim);
   if (!config.has("partial_rotary_factor") && !config.has("rotary_dim")) {
     model.notes.push_back(
@@ -132,16 +117,16 @@ ModelDescription build_bailing_moe_v2(const ConfigReader& config) {
         "code's fallback; Ling 2.0 configs state 0.5)");
   }
   Stack stack = decoder_stack(hidden, layers, shape, layout);
-  if (has_experts) {
-    for (std::int64_t i = first_dense; i < layers; ++i) {
-      set_moe(stack.blocks[static_cast<std::size_t>(i)], moe, hidden);
+  if (ffn.moe) {
+    for (std::int64_t i = ffn.first_dense; i < layers; ++i) {
+      set_moe(stack.blocks[static_cast<std::size_t>(i)], *ffn.moe, hidden);
     }
   }
   model.stacks.push_back(std::move(stack));
 
   const std::int64_t mtp_layers = config.int_or({"num_nextn_predict_layers"}, 0, 0, 64);
   if (mtp_layers > 0) {
-    if (!has_experts) {
+    if (!ffn.moe) {
       config.fail("num_nextn_predict_layers",
                   "is set while num_experts is null; the MTP layer always holds an MoE FFN");
     }
@@ -150,7 +135,7 @@ ModelDescription build_bailing_moe_v2(const ConfigReader& config) {
     mtp.mtp = true;
     mtp.final_norm.reset();  // each MTP layer's final_layernorm is an extra below
     for (std::int64_t i = 0; i < mtp_layers; ++i) {
-      set_moe(mtp.blocks[static_cast<std::size_t>(i)], moe, hidden);
+      set_moe(mtp.blocks[static_cast<std::size_t>(i)], *ffn.moe, hidden);
       add_bailing_mtp_extras(model, layers + i, hidden);
     }
     model.stacks.push_back(std::move(mtp));

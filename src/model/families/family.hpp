@@ -196,6 +196,19 @@ Moe routed_experts(const ConfigReader& config, std::int64_t hidden,
                    std::initializer_list<std::string_view> top_k_keys, std::int64_t expert_width,
                    std::optional<ExpertDefaults> defaults = std::nullopt);
 
+// The FFN keys both Bailing / Ling generations share (bailing_moe.cpp): first_k_dense_replace
+// dense layers of intermediate_size, then routed experts of moe_intermediate_size on the rest
+// (none when num_experts is null). Shared experts are read by each generation, whose rules
+// differ.
+struct BailingFfn {
+  std::int64_t first_dense = 0;
+  std::int64_t dense_width = 0;
+  std::optional<Moe> moe;
+};
+BailingFfn read_bailing_ffn(const ConfigReader& config, std::int64_t hidden, std::int64_t layers,
+                            std::int64_t first_dense_default, ExpertDefaults experts,
+                            const std::string& activation);
+
 /// `count` always-on shared experts of the routed experts' width and activation, stored as one
 /// gated MLP `count` times as wide (DeepSeek's shared_experts); none when `count` is 0.
 void set_shared_experts(Moe& moe, std::int64_t count, bool bias = false);
