@@ -305,7 +305,7 @@ private:
 
   // Learned positions, BERT's token types and embedding norm: named where the family says how.
   void emit_embedding_extras() {
-    const std::int64_t width = model_.embedding_dim;
+    const std::int64_t width = model_.position_width();
     if (model_.learned_positions > 0) {
       if (naming_.positions.empty()) {
         gap("position embeddings are not named for this family");

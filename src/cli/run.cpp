@@ -86,6 +86,10 @@ struct PlanOptions {
   std::int64_t job_gpus = 1;
   std::int64_t tp = 1;
   const CLI::Option* tp_option = nullptr;  ///< --tp as parsed: did the user give it?
+  const CLI::Option* seq_len_option = nullptr;
+  const CLI::Option* context_option = nullptr;
+  const CLI::Option* context_in_option = nullptr;
+  const CLI::Option* context_out_option = nullptr;
   bool tp_given() const { return tp_option != nullptr && tp_option->count() > 0; }
   std::int64_t pp = 1;
   std::int64_t grad_accum = 1;
@@ -220,13 +224,15 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       "repo id (org/name[@rev])" +
           std::string(model_required ? "" : "; default: " + std::string(k_default_model)));
   if (model_required) model->required();
-  app.add_option("--seq-len", a.seq_len, "training tokens per sequence (and graph shapes)")
-      ->transform(token_count())
-      ->capture_default_str();
+  options.seq_len_option =
+      app.add_option("--seq-len", a.seq_len, "training tokens per sequence (and graph shapes)")
+          ->transform(token_count())
+          ->capture_default_str();
   app.add_option("--batch", a.batch, "training micro-batch, sequences")->capture_default_str();
-  app.add_option("--context", a.context, "serving tokens per sequence held in the KV cache")
-      ->transform(token_count())
-      ->capture_default_str();
+  options.context_option =
+      app.add_option("--context", a.context, "serving tokens per sequence held in the KV cache")
+          ->transform(token_count())
+          ->capture_default_str();
   app.add_option("--concurrency", a.concurrency, "serving sequences held at once")
       ->capture_default_str();
   app.add_option("--lora-rank", a.lora_rank, "LoRA rank on every linear layer but the head")
@@ -471,13 +477,14 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_option("--compute-dtype", options.compute_dtype,
                  "training: the matmul format whose peak applies (fp32, tf32, bf16, fp16, fp8, "
                  "nvfp4, mxfp4); default: from --precision");
-  app.add_option("--context-in", options.serving.context_in, "serving: prompt tokens per request")
-      ->transform(token_count())
-      ->capture_default_str();
-  app.add_option("--context-out", options.serving.context_out,
-                 "serving: generated tokens per request")
-      ->transform(token_count())
-      ->capture_default_str();
+  options.context_in_option = app.add_option("--context-in", options.serving.context_in,
+                                             "serving: prompt tokens per request")
+                                  ->transform(token_count())
+                                  ->capture_default_str();
+  options.context_out_option = app.add_option("--context-out", options.serving.context_out,
+                                              "serving: generated tokens per request")
+                                   ->transform(token_count())
+                                   ->capture_default_str();
   app.add_option("--min-user-tps", options.serving.min_user_tps,
                  "serving: the best point keeps every user at least this many tokens/s")
       ->capture_default_str();
@@ -732,6 +739,11 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   request.hf_quant_config_text = config.hf_quant_config_text;
   request.assumptions = options.assumptions;
   request.assumptions.expert_parallel = options.ep.empty();  // --ep without a size
+  request.seq_len_given = options.seq_len_option && options.seq_len_option->count() > 0;
+  request.context_given = options.context_option && options.context_option->count() > 0;
+  const auto given = [](const CLI::Option* option) { return option && option->count() > 0; };
+  request.serving_lengths_given =
+      given(options.context_in_option) || given(options.context_out_option);
   if (!options.kv_dtype.empty()) {
     request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
     request.kv_dtype_from_config = false;

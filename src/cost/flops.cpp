@@ -45,11 +45,11 @@ double matmul_flops(const ModelDescription& model, const ParameterCount& params,
   double weights = static_cast<double>(params.active_without_embedding);
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
-    const double extra_runs = runs_per_text_token(stack, text_tokens) - 1.0;
+    const double runs = runs_per_text_token(stack, text_tokens);
     for (const Block& block : stack.blocks) {
-      const auto block_params = static_cast<double>(block_active_params(block));
-      if (block.shared_weights) weights += block_params;
-      weights += extra_runs * block_params;
+      // active_without_embedding holds a block's own weights once; a re-used block holds none
+      const auto block_weights = static_cast<double>(block_active_weights(block));
+      weights += (block.shared_weights ? runs : runs - 1.0) * block_weights;
     }
   }
   return 2.0 * weights;

@@ -110,7 +110,8 @@ void JobPass::activations_and_logits() {
       masks = checked_add(masks, layer_masks);
       widest_masks = std::max(widest_masks, layer_masks);
     }
-    if (job.attention == AttentionImpl::eager && layer.attention_heads > 0) {
+    if ((job.attention == AttentionImpl::eager || model.eager_attention_only) &&
+        layer.attention_heads > 0) {
       const std::int64_t score_values =
           checked_product({layer.attention_heads, job.seq_len, layer.attended_tokens, sequences},
                           "the attention scores");
@@ -216,7 +217,7 @@ void JobPass::activations_and_logits() {
   // A trained MTP depth computes its own logits and loss through the shared head; they are
   // alive together until backward (Megatron's MTP loss).
   b.logits = ceil_div(
-      checked_product({model.vocab_size, tokens, logits_bytes, heads}, "the logits"), job.tp);
+      checked_product({model.training_logits_width(), tokens, logits_bytes, heads}, "the logits"), job.tp);
   if (job.rl) {
     // GRPO takes per-token log-probabilities over the completion only (logits_to_keep), in the
     // logits' own dtype, row by row (TRL's selective_log_softmax); the loss's backward holds
@@ -225,7 +226,7 @@ void JobPass::activations_and_logits() {
         checked_mul(job.rl->completion_len, sequences, "the logits");
     b.logits = job.loss == LossImpl::cut
                    ? 0
-                   : ceil_div(checked_product({model.vocab_size, completion_tokens,
+                   : ceil_div(checked_product({model.training_logits_width(), completion_tokens,
                                                a.rl_logits_copies, act},
                                               "the logits"),
                               job.tp);
@@ -236,7 +237,7 @@ void JobPass::activations_and_logits() {
     // (a DPO pair's both; KTO's completions, then its KL batch, one at a time), in the
     // activation dtype, join the policy's until its log-probabilities are taken.
     b.logits = checked_add(
-        b.logits, ceil_div(checked_product({model.vocab_size, tokens, act}, "the logits"), job.tp));
+        b.logits, ceil_div(checked_product({model.training_logits_width(), tokens, act}, "the logits"), job.tp));
   }
   // A layer's backward holds hidden-sized gradients of the residual stream (its output's, the
   // one accumulated between its branches, the branch's being added), in the residual dtype.

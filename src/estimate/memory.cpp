@@ -647,7 +647,8 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
   // Logits and the loss: vocab x tokens, upcast to fp32 (the largest term for small models with
   // 128k-256k vocabularies).
   const std::int64_t logits_bytes = checked_product(
-      {model.vocab_size, seq_len, assumptions.logits_bytes_per_value}, "the logits size");
+      {model.training_logits_width(), seq_len, assumptions.logits_bytes_per_value},
+      "the logits size");
   return checked_add(hidden_bytes, logits_bytes, "the activation size");
 }
 

@@ -165,8 +165,10 @@ std::int64_t ssm_params(const Ssm& ssm) {
   return checked_add(params, linear(ssm.inner, h, ssm.proj_bias));
 }
 
-std::int64_t block_params(const Block& block) {
-  if (block.shared_weights) return 0;
+namespace {
+
+// A layer's weights whether it holds them or runs an earlier layer's again.
+std::int64_t block_weights(const Block& block) {
   std::int64_t params = checked_add(attention_params(block.attention), mlp_params(block.mlp));
   if (block.ssm) params = checked_add(params, ssm_params(*block.ssm));
   if (block.cross_attention) params = checked_add(params, attention_params(*block.cross_attention));
@@ -175,10 +177,20 @@ std::int64_t block_params(const Block& block) {
   return params;
 }
 
-std::int64_t block_active_params(const Block& block) {
-  if (!block.moe) return block_params(block);
+}  // namespace
+
+std::int64_t block_params(const Block& block) {
+  return block.shared_weights ? 0 : block_weights(block);
+}
+
+std::int64_t block_active_weights(const Block& block) {
+  if (!block.moe) return block_weights(block);
   const MoeParams moe = moe_params(*block.moe);
-  return block_params(block) - moe.total + moe.active;
+  return block_weights(block) - moe.total + moe.active;
+}
+
+std::int64_t block_active_params(const Block& block) {
+  return block.shared_weights ? 0 : block_active_weights(block);
 }
 
 std::int64_t component_count(const ParameterCount& count, std::string_view component) {
@@ -192,9 +204,9 @@ ParameterCount count_parameters(const ModelDescription& model) {
   Tally tally;
   const std::int64_t token_embedding = checked_mul(model.vocab_size, model.embedding_dim);
   tally.add("embedding", token_embedding);
-  const std::int64_t positions = checked_mul(model.learned_positions, model.hidden_size);
+  const std::int64_t positions = checked_mul(model.learned_positions, model.position_width());
   tally.add("position_embedding", positions);
-  const std::int64_t token_types = checked_mul(model.token_types, model.hidden_size);
+  const std::int64_t token_types = checked_mul(model.token_types, model.position_width());
   tally.add("embedding", token_types);
   if (model.embedding_norm) tally.add("norm", norm_params(*model.embedding_norm));
 

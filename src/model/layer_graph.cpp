@@ -125,17 +125,17 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
                                model.embedding_scale != 1.0 ? ", scaled by sqrt(hidden)" : ""),
                    "embedding", "", -1, shape(model.embedding_dim),
                    model.vocab_size * model.embedding_dim});
+  const std::int64_t table_width = model.position_width();
   if (model.position == PositionKind::learned) {
-    nodes.push_back({"embed_positions", "Embedding", fmt::format("{} x {} learned positions",
-                                                                  model.learned_positions,
-                                                                  model.hidden_size),
-                     "position_embedding", "", -1, shape(model.hidden_size),
-                     model.learned_positions * model.hidden_size});
+    nodes.push_back({"embed_positions", "Embedding",
+                     fmt::format("{} x {} learned positions", model.learned_positions, table_width),
+                     "position_embedding", "", -1, shape(table_width),
+                     model.learned_positions * table_width});
   }
   if (model.token_types > 0) {
     nodes.push_back({"token_type_embeddings", "Embedding",
-                     fmt::format("{} x {}", model.token_types, model.hidden_size), "embedding", "",
-                     -1, shape(model.hidden_size), model.token_types * model.hidden_size});
+                     fmt::format("{} x {}", model.token_types, table_width), "embedding", "", -1,
+                     shape(table_width), model.token_types * table_width});
   }
   if (model.embedding_norm) {
     nodes.push_back({model.embedding_norm->name, norm_op_name(model.embedding_norm->kind), "",
@@ -228,10 +228,16 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
         for (std::size_t n = 0; n < count; ++n) norm_at(n);
         add_mlp();
       } else if (block.post_norm) {
+        // self-attention, its norm, [cross-attention, its norm,] MLP, its norm
         add_attention(block.attention);
         norm_at(0);
+        std::size_t next = 1;
+        if (block.cross_attention) {
+          add_attention(*block.cross_attention);
+          if (count == 3) norm_at(next++);
+        }
         add_mlp();
-        for (std::size_t n = 1; n < count; ++n) norm_at(n);
+        for (; next < count; ++next) norm_at(next);
       } else if (count == 4) {
         norm_at(0);
         add_mixers();

@@ -160,6 +160,66 @@ void base_from_checkpoint(const ModelDescription& model, Job& job) {
   }
 }
 
+// A learned position table is a hard limit: a token past it has no position embedding, so a
+// longer sequence asked for in so many words is an error, and trace's own default is cut to the
+// table. Other schemes run past max_position_embeddings but were trained shorter: a note.
+void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& request,
+                              std::vector<std::string>& notes) {
+  const bool learned = model.position == PositionKind::learned && model.learned_positions > 0;
+  const std::int64_t limit = model.max_position_embeddings > 0
+                                 ? model.max_position_embeddings
+                                 : (learned ? model.learned_positions : 0);
+  if (limit <= 0) return;
+  const auto fit = [&](std::int64_t& length, bool given, const char* flag, const char* what) {
+    if (length <= limit) return false;
+    if (learned && given) {
+      throw ConfigError(fmt::format(
+          "{} {} passes the model's {} learned positions (max_position_embeddings): a token past "
+          "them has no position embedding; use {} {} or less",
+          flag, group_digits(length), group_digits(limit), flag, limit));
+    }
+    if (learned) {
+      notes.push_back(
+          fmt::format("{} cut to {} tokens, the model's learned positions ({} "
+                      "defaults to {})",
+                      what, group_digits(limit), flag, group_digits(length)));
+      length = limit;
+      return true;
+    }
+    notes.push_back(fmt::format(
+        "{} {} tokens passes the model's max_position_embeddings ({}): it was trained on shorter "
+        "sequences; memory is estimated as asked",
+        what, group_digits(length), group_digits(limit)));
+    return false;
+  };
+  MemoryAssumptions& a = request.assumptions;
+  if (fit(a.seq_len, request.seq_len_given, "--seq-len", "training sequences")) {
+    if (request.training) request.training->seq_len = a.seq_len;
+    if (request.job && request.job->mode != JobMode::serve) request.job->seq_len = a.seq_len;
+  }
+  if (fit(a.context, request.context_given, "--context", "serving context")) {
+    if (request.job && request.job->mode == JobMode::serve) request.job->context = a.context;
+  }
+  // The serving cost's requests: prompt and completion share the table.
+  ServingRequest& serving = request.serving;
+  const std::int64_t both = checked_add(serving.context_in, serving.context_out);
+  if (learned && both > limit) {
+    if (request.serving_lengths_given) {
+      throw ConfigError(
+          fmt::format("--context-in {} + --context-out {} pass the model's {} learned positions "
+                      "(max_position_embeddings); their sum must be {} or less",
+                      serving.context_in, serving.context_out, group_digits(limit), limit));
+    }
+    notes.push_back(
+        fmt::format("serving requests cut to {} in + {} out tokens, the model's "
+                    "learned positions (the defaults are {} in + {} out)",
+                    group_digits(limit - limit / 2), group_digits(limit / 2),
+                    group_digits(serving.context_in), group_digits(serving.context_out)));
+    serving.context_in = limit - limit / 2;
+    serving.context_out = limit / 2;
+  }
+}
+
 }  // namespace
 
 bool lora_keeps_stored_base(const Quantization& q) {
@@ -167,14 +227,16 @@ bool lora_keeps_stored_base(const Quantization& q) {
          q.format == QuantFormat::gptq || q.format == QuantFormat::awq;
 }
 
-Report make_report(std::string_view config_text, const ReportRequest& request,
+Report make_report(std::string_view config_text, const ReportRequest& asked,
                    const GpuCatalog& gpus) {
-  const MemoryAssumptions& requested = request.assumptions;
-  validate_assumptions(requested);
+  validate_assumptions(asked.assumptions);
   Report report;
-  report.model_id = request.model_id;
-  report.source = request.source;
-  report.model = parse_model_config(config_text, request.hf_quant_config_text);
+  report.model_id = asked.model_id;
+  report.source = asked.source;
+  report.model = parse_model_config(config_text, asked.hf_quant_config_text);
+  ReportRequest request = asked;
+  fit_lengths_to_positions(report.model, request, report.notes);
+  const MemoryAssumptions& requested = request.assumptions;
   report.parameters = count_parameters(report.model);
   report.storage = estimate_storage(report.model, report.parameters);
   report.assumptions = requested;

@@ -33,10 +33,13 @@ MoeParams moe_params(const Moe& moe);
 /// A Mamba-1 or Mamba-2 mixer's parameters.
 std::int64_t ssm_params(const Ssm& ssm);
 
-/// Every parameter held by one layer.
+/// Every parameter held by one layer (0 for a layer that re-uses an earlier one's weights).
 std::int64_t block_params(const Block& block);
 /// The parameters one token touches in this layer (top-k of the routed experts).
 std::int64_t block_active_params(const Block& block);
+/// The weights a token multiplies by in this layer, its own or the earlier layer's it runs
+/// again (Zamba2, ALBERT): what FLOPs count, where block_active_params counts storage.
+std::int64_t block_active_weights(const Block& block);
 
 struct ParameterCount {
   std::int64_t total = 0;

@@ -356,6 +356,20 @@ struct ModelDescription {
   PositionKind position = PositionKind::rope;
   std::int64_t learned_positions = 0;  ///< rows of the position table (PositionKind::learned)
   std::int64_t token_types = 0;        ///< BERT segment embeddings
+  /// Width of the position and token-type tables when it is not hidden_size (ALBERT and
+  /// ELECTRA's embedding_size); 0: hidden_size.
+  std::int64_t position_dim = 0;
+  std::int64_t position_width() const { return position_dim > 0 ? position_dim : hidden_size; }
+  /// Logit values the training head computes per token when not vocab_size: a classifier's
+  /// labels (token classification), 2 (extractive QA), 1 (ELECTRA's discriminator), 0 (a head
+  /// over the pooled sequence, or none). -1: the vocabulary (an LM or MLM head).
+  std::int64_t head_logits_per_token = -1;
+  std::int64_t training_logits_width() const {
+    return head_logits_per_token >= 0 ? head_logits_per_token : vocab_size;
+  }
+  /// transformers has no SDPA / flash path for this model's attention (DeBERTa): a training job
+  /// keeps the score matrix whatever --attention says.
+  bool eager_attention_only = false;
   std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
   double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
   std::vector<Stack> stacks;

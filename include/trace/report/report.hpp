@@ -44,6 +44,11 @@ struct ReportRequest {
   std::optional<RunSize> run_size;
   ServingRequest serving;
   bool serving_gpus_given = false;  ///< serving.gpus is the user's (--gpus with --mode serve)
+  /// --seq-len / --context as the user typed them: past a learned position table they are an
+  /// error; trace's own defaults are cut to the table instead, with a note.
+  bool seq_len_given = false;
+  bool context_given = false;
+  bool serving_lengths_given = false;  ///< --context-in / --context-out (serving.context_*)
   bool include_cost = true;
 };
 

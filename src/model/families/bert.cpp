@@ -15,19 +15,7 @@ namespace trace::family {
 
 ModelDescription build_bert(const ConfigReader& config) {
   ModelDescription model;
-  const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
-  const std::int64_t hidden = config.require_int({"hidden_size"}, 1, k_max_width);
-  const std::int64_t layers = config.require_int({"num_hidden_layers"}, 1, k_max_layers);
-  const std::int64_t intermediate = config.require_int({"intermediate_size"}, 1, k_max_width);
-  const std::int64_t positions =
-      config.require_int({"max_position_embeddings"}, 1, k_max_positions);
-  const HeadShape shape = read_head_shape(config, hidden, {"num_attention_heads"}, {}, false);
-  const std::string position_type =
-      config.optional_string("position_embedding_type").value_or("absolute");
-  if (position_type != "absolute") {
-    config.fail("position_embedding_type",
-                fmt::format("= \"{}\" is not supported yet (only \"absolute\")", position_type));
-  }
+  const auto [vocab, hidden, layers, intermediate, positions] = read_encoder_sizes(config);
   model.architecture = "encoder-only";
   model.family = "BERT (encoder-only, learned positions, post-LayerNorm, GELU MLP)";
   model.vocab_size = vocab;
@@ -41,51 +29,41 @@ ModelDescription build_bert(const ConfigReader& config) {
   model.has_lm_head = false;
   model.torch_dtype = config.optional_string("torch_dtype").value_or("");
 
-  Stack stack;
-  stack.name = "encoder";
-  stack.causal = false;
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(hidden, shape, true, true);
-    block.attention.name = "attention";
-    block.mlp = Mlp{MlpKind::plain, config.optional_string("hidden_act").value_or("gelu"), hidden,
-                    intermediate, true, true, false};
-    block.norms = {layer_norm("attention.output.LayerNorm", hidden),
-                   layer_norm("output.LayerNorm", hidden)};
-    block.post_norm = true;
-    stack.blocks.push_back(std::move(block));
-  }
-  model.stacks.push_back(std::move(stack));
+  model.stacks.push_back(bert_encoder_stack(config, hidden, layers, intermediate));
 
-  const std::int64_t dense = checked_add(checked_mul(hidden, hidden), hidden);
+  const std::int64_t dense = linear_params(hidden, hidden);
   const std::string architecture = first_architecture(config);
-  model.extra_parameters.push_back({"pooler.dense", "head", "Linear", dense});
+  // Token classification and QA build BertModel without its pooler (add_pooling_layer=False).
+  const bool token_head = architecture == "BertForTokenClassification" ||
+                          architecture == "BertForQuestionAnswering";
+  if (!token_head) model.extra_parameters.push_back({"pooler.dense", "head", "Linear", dense});
   if (architecture.empty() || architecture == "BertForPreTraining" ||
       architecture == "BertForMaskedLM") {
     model.extra_parameters.push_back({"cls.predictions.transform.dense", "head", "Linear", dense});
     model.extra_parameters.push_back(
         {"cls.predictions.transform.LayerNorm", "norm", "LayerNorm", 2 * hidden});
     model.extra_parameters.push_back({"cls.predictions.bias", "head", "Bias", vocab});
-    model.extra_parameters.push_back(
-        {"cls.seq_relationship", "head", "Linear", 2 * hidden + 2});
+    model.extra_parameters.push_back({"cls.seq_relationship", "head", "Linear", 2 * hidden + 2});
     model.notes.push_back(
         "counted with the pre-training heads (pooler, cls.predictions, cls.seq_relationship) that "
         "Google's BERT checkpoints hold; the MLM decoder is tied to the word embeddings");
   } else if (architecture == "BertForSequenceClassification") {
-    std::int64_t labels = 2;
-    if (config.has("id2label") && config.json().at("id2label").is_object()) {
-      labels = static_cast<std::int64_t>(config.json().at("id2label").size());
-    }
-    labels = config.int_or({"num_labels"}, labels, 1, k_max_vocab);
     model.extra_parameters.push_back(
-        {"classifier", "head", "Linear", checked_add(checked_mul(hidden, labels), labels)});
+        {"classifier", "head", "Linear", linear_params(hidden, classifier_labels(config))});
+  } else if (architecture == "BertForTokenClassification") {
+    model.extra_parameters.push_back(
+        {"classifier", "head", "Linear", linear_params(hidden, classifier_labels(config))});
+  } else if (architecture == "BertForQuestionAnswering") {
+    model.extra_parameters.push_back({"qa_outputs", "head", "Linear", linear_params(hidden, 2)});
   } else if (architecture != "BertModel") {
     config.fail("architectures",
                 fmt::format("names {}, whose heads trace does not know; supported: "
                             "BertForPreTraining, BertForMaskedLM, BertModel, "
-                            "BertForSequenceClassification",
+                            "BertForSequenceClassification, BertForTokenClassification, "
+                            "BertForQuestionAnswering",
                             architecture));
   }
+  set_head_logits(model, architecture, config);
   return model;
 }
 

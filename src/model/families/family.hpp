@@ -37,6 +37,47 @@ ModelDescription build_falcon(const ConfigReader& config);
 ModelDescription build_bloom(const ConfigReader& config);
 ModelDescription build_opt(const ConfigReader& config);
 ModelDescription build_bert(const ConfigReader& config);
+ModelDescription build_roberta(const ConfigReader& config);
+ModelDescription build_xlm_roberta(const ConfigReader& config);
+ModelDescription build_camembert(const ConfigReader& config);
+ModelDescription build_electra(const ConfigReader& config);
+ModelDescription build_distilbert(const ConfigReader& config);
+ModelDescription build_albert(const ConfigReader& config);
+ModelDescription build_deberta(const ConfigReader& config);
+ModelDescription build_deberta_v2(const ConfigReader& config);
+ModelDescription build_modernbert(const ConfigReader& config);
+ModelDescription build_bart(const ConfigReader& config);
+ModelDescription build_mbart(const ConfigReader& config);
+ModelDescription build_marian(const ConfigReader& config);
+ModelDescription build_pegasus(const ConfigReader& config);
+ModelDescription build_m2m_100(const ConfigReader& config);
+/// The sizes every BERT-lineage config states: vocab_size, hidden_size, num_hidden_layers,
+/// intermediate_size, max_position_embeddings (all required).
+struct EncoderSizes {
+  std::int64_t vocab = 0;
+  std::int64_t hidden = 0;
+  std::int64_t layers = 0;
+  std::int64_t intermediate = 0;
+  std::int64_t positions = 0;
+};
+EncoderSizes read_encoder_sizes(const ConfigReader& config);
+/// Refuses a position_embedding_type other than "absolute" (BERT's relative_key variants).
+void require_absolute_positions(const ConfigReader& config);
+/// The BERT encoder (BertLayer, which RoBERTa, XLM-R, CamemBERT and ELECTRA reuse): `layers`
+/// post-LayerNorm blocks of biased self-attention and a biased plain MLP of hidden_act (gelu).
+/// Refuses a position_embedding_type other than "absolute" and add_cross_attention = true.
+Stack bert_encoder_stack(const ConfigReader& config, std::int64_t hidden, std::int64_t layers,
+                         std::int64_t intermediate);
+/// A classification head's labels as PretrainedConfig resolves them: num_labels, else the size
+/// of id2label, else 2.
+std::int64_t classifier_labels(const ConfigReader& config);
+/// The training logits of the head `architecture` names (model.head_logits_per_token): none per
+/// token for a sequence classifier, multiple choice or a bare *Model, the labels for token
+/// classification, 2 for QA; an LM / MLM head keeps the vocabulary.
+void set_head_logits(ModelDescription& model, std::string_view architecture,
+                     const ConfigReader& config);
+/// A Linear's parameters: in x out weights, plus `out` biases.
+std::int64_t linear_params(std::int64_t in, std::int64_t out, bool bias = true);
 ModelDescription build_t5(const ConfigReader& config);
 ModelDescription build_mixtral(const ConfigReader& config);
 ModelDescription build_qwen2_moe(const ConfigReader& config);

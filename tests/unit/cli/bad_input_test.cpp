@@ -16,6 +16,7 @@ namespace {
 
 using trace::test::CliResult;
 using trace::test::run_cli;
+using trace::test::run_cli_offline;
 using trace::test::TempDir;
 
 // A small, valid llama config every case starts from.
@@ -545,4 +546,72 @@ TEST_CASE("workloads that overflow 64 bits end in a clear error", "[cli][scale]"
                                  {"num_attention_heads", 512}, {"intermediate_size", 262'144}};
   check_bad_input(run_config(config, {"--seq-len", "134217728", "--batch", "1048576"}),
                   {"too large"});
+}
+
+namespace {
+
+// A GPT-2-small-shaped config: a learned table of 1,024 positions.
+nlohmann::json gpt2_config() {
+  return {
+      {"model_type", "gpt2"}, {"vocab_size", 50257}, {"n_embd", 768}, {"n_layer", 12},
+      {"n_head", 12},         {"n_positions", 1024}, {"n_ctx", 1024}, {"torch_dtype", "float32"}};
+}
+
+bool has_note(const nlohmann::json& plan, const std::string& needle) {
+  for (const nlohmann::json& note : plan["notes"]) {
+    if (contains(note.get<std::string>(), needle)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a sequence past a learned position table is refused when asked for",
+          "[cli][bad_input][positions]") {
+  check_bad_input(run_config(gpt2_config(), {"--seq-len", "4096"}),
+                  {"--seq-len 4,096", "1,024 learned positions", "--seq-len 1024 or less"});
+  check_bad_input(run_config(gpt2_config(), {"--mode", "serve", "--context", "2k"}),
+                  {"--context 2,048", "1,024 learned positions"});
+  // `trace check` reads the same flags: a job that cannot run is bad input, not "does not fit".
+  check_bad_input(run_cli_offline({"check", "openai-community/gpt2", "--gpu", "t4", "--mode",
+                                   "lora", "--seq-len", "1025"}),
+                  {"--seq-len 1,025", "1,024 learned positions"});
+  // At the table's length it runs.
+  const nlohmann::json plan =
+      run_json_plan(run_config(gpt2_config(), {"--seq-len", "1024", "--json"}));
+  CHECK(plan["workload"]["seq_len"] == 1024);
+}
+
+TEST_CASE("trace's own default lengths are cut to a learned position table", "[cli][positions]") {
+  // The defaults are 2,048 training tokens and a 4,096-token serving context.
+  const nlohmann::json plan = run_json_plan(run_config(gpt2_config(), {"--json"}));
+  CHECK(plan["workload"]["seq_len"] == 1024);
+  CHECK(plan["workload"]["context"] == 1024);
+  CHECK(has_note(plan, "training sequences cut to 1,024 tokens"));
+  CHECK(has_note(plan, "serving context cut to 1,024 tokens"));
+  // 2 (K, V) x 12 layers x 768 x 2 bytes (bf16 serving) per token, for 1,024 tokens.
+  CHECK(plan["memory"]["serve"]["breakdown"]["kv_cache"] == 2LL * 12 * 768 * 2 * 1024);
+}
+
+TEST_CASE("past a rotary model's max_position_embeddings only a note is added",
+          "[cli][positions]") {
+  const nlohmann::json plan =
+      run_json_plan(run_config(llama_config(), {"--seq-len", "8k", "--json"}));
+  CHECK(plan["workload"]["seq_len"] == 8192);
+  CHECK(has_note(plan,
+                 "training sequences 8,192 tokens passes the model's "
+                 "max_position_embeddings (4,096)"));
+}
+
+TEST_CASE("the serving cost's requests share a learned position table", "[cli][positions]") {
+  check_bad_input(run_config(gpt2_config(), {"--context-in", "1000", "--context-out", "100"}),
+                  {"--context-in 1000 + --context-out 100", "1,024 learned positions"});
+  // The defaults (1,024 in + 1,024 out) are halved to fit 1,024 positions.
+  const nlohmann::json plan = run_json_plan(run_config(gpt2_config(), {"--json"}));
+  CHECK(has_note(plan, "serving requests cut to 512 in + 512 out tokens"));
+  CHECK(plan["serving"]["context_in"] == 512);
+  CHECK(plan["serving"]["context_out"] == 512);
+  const nlohmann::json plan_fits = run_json_plan(
+      run_config(gpt2_config(), {"--context-in", "1000", "--context-out", "24", "--json"}));
+  CHECK_FALSE(has_note(plan_fits, "serving requests cut"));
 }

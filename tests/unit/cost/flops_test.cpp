@@ -13,11 +13,13 @@
 //   attention 4 x 4,096 = 16,384; router 64 x 8 = 512; two experts 2 x 3 x 64 x 32 = 12,288;
 //   norms 128 + final 64; head 6,400 -> 35,776 weights per token -> matmul 71,552 FLOPs.
 
+#include "trace/cost/flops.hpp"
+
 #include <cmath>
 
 #include "catch.hpp"
+#include "test_data.hpp"
 #include "tiny_models.hpp"
-#include "trace/cost/flops.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -90,8 +92,7 @@ TEST_CASE("dense model: training FLOPs for full, LoRA and recomputation", "[cost
   CHECK(recomputed.model_per_token == Approx(835'200));
   // Selective: only the attention forward again: 835,200 + 2,304.
   checkpointed.checkpointing = trace::Checkpointing::selective;
-  CHECK(trace::training_flops(m.description, m.params, checkpointed).per_token ==
-        Approx(837'504));
+  CHECK(trace::training_flops(m.description, m.params, checkpointed).per_token == Approx(837'504));
   // LoRA rank 2 on every Linear: per layer q 2 x (64 + 64) = 256, k and v 2 x (64 + 32) = 192
   // each, o 256, gate and up 2 x (64 + 128) = 384 each, down 384: 2,048; x 2 layers = 4,096.
   // 2 x 276,096 + 3 x 2,304 + 6 x 4,096 = 583,680.
@@ -121,4 +122,18 @@ TEST_CASE("sliding-window layers cap the keys of a decoded token", "[cost][flops
   const Model m = load(windowed);
   // Position 1,000 attends to 16 keys in both layers: 2 x 256 x 16 = 8,192.
   CHECK(trace::decode_token_flops(m.description, m.params, 1000).attention == Approx(8'192));
+}
+
+TEST_CASE("a layer that runs an earlier layer's weights again costs its FLOPs every time",
+          "[cost][flops]") {
+  // ALBERT-base-v2: one stored BERT layer (h 768, MLP 3072) run 12 times. Its weights:
+  // q, k, v, o 4 x (768^2 + 768) = 2,362,368; MLP 768 x 3072 + 3072 + 3072 x 768 + 768 =
+  // 4,722,432; two LayerNorms 3,072 -> 7,087,872, stored once and multiplied 12 times.
+  const Model albert =
+      load(trace::test::config_text("albert--albert-base-v2.reconstructed.json").c_str());
+  const trace::TokenFlops flops =
+      trace::training_token_flops(albert.description, albert.params, 512);
+  const double once = static_cast<double>(albert.params.active_without_embedding);
+  CHECK(flops.matmul == Approx(2.0 * (once + 11.0 * 7'087'872)));
+  CHECK(flops.matmul > 2.0 * 12 * 7'087'872);
 }

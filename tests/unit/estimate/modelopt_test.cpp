@@ -282,7 +282,9 @@ TEST_CASE("trace --plan with no model plans the Puzzle NVFP4", "[modelopt][cli]"
 }
 
 TEST_CASE("token counts take k and M suffixes", "[cli]") {
-  CHECK(run_json({"gpt2", "--context", "128k"})["workload"]["context"] == 131'072);
+  // (Llama 3.1: rotary, 131,072 positions; GPT-2's learned table stops at 1,024 tokens.)
+  CHECK(run_json({"meta-llama/Llama-3.1-8B", "--context", "128k"})["workload"]["context"] ==
+        131'072);
   CHECK(run_json({"gpt2", "--seq-len", "1k"})["workload"]["seq_len"] == 1'024);
   const CliResult bad = run({"gpt2", "--context", "12x3M"});
   CHECK(bad.exit_code == trace::cli::k_exit_bad_input);

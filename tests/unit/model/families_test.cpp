@@ -57,6 +57,56 @@ constexpr Golden k_golden[] = {
     {"google--t5-v1_1-small.reconstructed.json", "t5", 76'961'152},
     {"bigscience--T0p.json", "t5", 11'135'332'352},
     {"google--mt5-small.json", "mt5", 300'176'768},
+    // BERT lineage (SOURCES-roberta.md): roberta-base/large, xlm-roberta-base/large and
+    // camembert-ner are published Hub / safetensors counts (F32; the I64 position_ids buffer some
+    // hold is not a parameter); camembert-base and the ELECTRA checkpoints are hand derivations
+    // over their tensor lists (ELECTRA's body corroborated by KerasHub's counts).
+    {"FacebookAI--roberta-base.reconstructed.json", "roberta", 124'697'433},
+    {"FacebookAI--roberta-large.reconstructed.json", "roberta", 355'412'057},
+    {"FacebookAI--xlm-roberta-base.reconstructed.json", "xlm-roberta", 278'885'778},
+    {"FacebookAI--xlm-roberta-large.reconstructed.json", "xlm-roberta", 561'192'082},
+    {"almanach--camembert-base.reconstructed.json", "camembert", 111'246'085},
+    {"Jean-Baptiste--camembert-ner.reconstructed.json", "camembert", 110'035'205},
+    {"google--electra-base-discriminator.reconstructed.json", "electra", 109'483'009},
+    {"google--electra-large-discriminator.reconstructed.json", "electra", 335'142'913},
+    {"google--electra-small-generator.reconstructed.json", "electra", 13'546'682},
+    // DistilBERT: Hub safetensors totals; base-cased hand-derived over KerasHub's exact
+    // DistilBertModel count 65,190,912 (SOURCES-distilbert-albert.md)
+    {"distilbert--distilbert-base-uncased.json", "distilbert", 66'985'530},
+    {"distilbert--distilbert-base-cased.reconstructed.json", "distilbert", 65'812'036},
+    {"distilbert--distilbert-base-multilingual-cased.reconstructed.json", "distilbert",
+     135'445'755},
+    {"distilbert--distilbert-base-uncased-finetuned-sst-2-english.reconstructed.json",
+     "distilbert", 66'955'010},
+    // ALBERT: a tied parameter once; albert-base-v2's Hub total 11,842,272 also holds a duplicate
+    // predictions.decoder.bias (30,000); large / xxlarge hand-derived over KerasHub's exact
+    // AlbertModel counts 17,683,968 / 222,595,584
+    {"albert--albert-base-v2.reconstructed.json", "albert", 11'812'272},
+    {"albert--albert-large-v2.reconstructed.json", "albert", 17'845'424},
+    {"albert--albert-xxlarge-v2.reconstructed.json", "albert", 223'150'256},
+    // DeBERTa (SOURCES-deberta.md): v3-base = DebertaV2Model 183,831,552 (published) + MLM and
+    // mask_predictions heads; the NLI cross-encoder's published sum(numel); deberta-base's
+    // published AutoModelForMaskedLM count
+    {"microsoft--deberta-v3-base.json", "deberta-v2", 185'144'677},
+    {"cross-encoder--nli-deberta-v3-base.reconstructed.json", "deberta-v2", 184'424'451},
+    {"microsoft--deberta-base.reconstructed.json", "deberta", 139'244'121},
+    // ModernBERT: Hub totals (SOURCES-modernbert.md)
+    {"answerdotai--ModernBERT-base.reconstructed.json", "modernbert", 149'655'232},
+    {"answerdotai--ModernBERT-large.reconstructed.json", "modernbert", 395'881'664},
+    {"MoritzLaurer--ModernBERT-large-zeroshot-v2.0.json", "modernbert", 395'833'346},
+    {"Alibaba-NLP--gte-reranker-modernbert-base.reconstructed.json", "modernbert", 149'605'633},
+    // BART-style encoder-decoders: transformers' num_parameters() of the class `architectures`
+    // names (tied tables once; final_logits_bias and M2M100's sinusoid buffer are buffers;
+    // Marian's / Pegasus's frozen sinusoidal tables are parameters): SOURCES-bart.md
+    {"facebook--bart-base.reconstructed.json", "bart", 139'420'416},
+    {"facebook--bart-large.reconstructed.json", "bart", 406'291'456},
+    {"facebook--bart-large-cnn.reconstructed.json", "bart", 406'290'432},
+    {"facebook--bart-large-mnli.reconstructed.json", "bart", 407'344'131},
+    {"facebook--mbart-large-50-many-to-many-mmt.reconstructed.json", "mbart", 610'879'488},
+    {"Helsinki-NLP--opus-mt-en-de.reconstructed.json", "marian", 74'410'496},
+    {"google--pegasus-large.reconstructed.json", "pegasus", 570'797'056},
+    {"facebook--m2m100_418M.reconstructed.json", "m2m_100", 483'905'536},
+    {"facebook--nllb-200-distilled-600M.reconstructed.json", "m2m_100", 615'073'792},
     // Granite 3.x dense (the Hub's count: SOURCES-granite.md)
     {"ibm-granite--granite-3.3-8b-instruct.json", "granite", 8'170'864'640},
     // InternLM2.5 (SOURCES-internlm2.md), Baichuan-7B (SOURCES-baichuan.md)
@@ -192,6 +242,17 @@ TEST_CASE("BERT heads follow the architectures key", "[golden][bert]") {
   config["id2label"] = {{"0", "a"}, {"1", "b"}, {"2", "c"}};
   CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total ==
         109'482'240 + 768 * 3 + 3);
+  // Token classification and QA leave the pooler (768 x 768 + 768 = 590,592) out
+  // (modeling_bert.py: BertModel(config, add_pooling_layer=False)).
+  config["architectures"] = {"BertForTokenClassification"};
+  config["id2label"] = {{"0", "O"},     {"1", "B-MISC"}, {"2", "I-MISC"},
+                        {"3", "B-PER"}, {"4", "I-PER"},  {"5", "B-ORG"},
+                        {"6", "I-ORG"}, {"7", "B-LOC"},  {"8", "I-LOC"}};
+  CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total ==
+        109'482'240 - 590'592 + 768 * 9 + 9);
+  config["architectures"] = {"BertForQuestionAnswering"};
+  CHECK(trace::count_parameters(trace::parse_model_config(config.dump())).total ==
+        109'482'240 - 590'592 + 768 * 2 + 2);
 }
 
 TEST_CASE("tied and untied heads differ by exactly vocab x hidden", "[golden]") {
