@@ -35,8 +35,11 @@ ModelDescription build(const ConfigReader& config, const Variant& variant) {
   model.hidden_size = hidden;
   model.embedding_dim = hidden;
   model.position = PositionKind::learned;
-  model.learned_positions = positions;  // RobertaEmbeddings: padding_idx + 1 rows are never used
-  model.max_position_embeddings = positions;
+  model.learned_positions = positions;
+  // RobertaEmbeddings numbers positions from padding_idx + 1 (pad_token_id, 1): 514 rows hold
+  // 512 tokens.
+  const std::int64_t pad = config.int_or({"pad_token_id"}, 1, 0, positions - 1);
+  model.max_position_embeddings = positions - pad - 1;
   model.token_types = config.int_or({"type_vocab_size"}, 2, 0, k_max_vocab);
   model.embedding_norm = layer_norm("embeddings.LayerNorm", hidden);
   model.has_lm_head = false;

@@ -131,3 +131,16 @@ TEST_CASE("an encoder's training logits follow its head", "[roberta][memory]") {
   CHECK(roberta_logits("RobertaForTokenClassification", 9) * 50'265 == masked_lm * 9);
   CHECK(roberta_logits("RobertaForQuestionAnswering", 2) * 50'265 == masked_lm * 2);
 }
+
+TEST_CASE("RoBERTa's 514 position rows hold 512 tokens", "[roberta][positions]") {
+  // Positions are numbered from pad_token_id + 1 = 2, so rows 0 and 1 are never a token's.
+  const trace::ModelDescription model = trace::parse_model_config(
+      trace::test::config_text("FacebookAI--roberta-base.reconstructed.json"));
+  CHECK(model.learned_positions == 514);
+  CHECK(model.max_position_embeddings == 512);
+  const std::string path = trace::test::config_path("FacebookAI--roberta-base.reconstructed.json");
+  CHECK(trace::test::run_cli_offline({path, "--seq-len", "512", "--json"}).exit_code == 0);
+  const trace::test::CliResult past = trace::test::run_cli_offline({path, "--seq-len", "513"});
+  CHECK(past.exit_code == 2);
+  CHECK(past.err.find("512 learned positions") != std::string::npos);
+}
