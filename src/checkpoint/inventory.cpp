@@ -4,8 +4,9 @@
 // each quantization format's tensors per Linear (the rules of estimate/storage.cpp, written out
 // tensor by tensor). Families whose checkpoint spelling differs from trace's module names get a
 // short rename table (and a few layout switches: GPT-2's Conv1D, BERT's gamma/beta, gpt-oss's
-// stacked experts); families not listed here yield a partial inventory. Every row cites the
-// modeling file or published checkpoint it was written from (docs/checkpoint.md, "Naming").
+// stacked experts, the encoders' top-level heads, BART's per-stack layers); families not listed
+// here yield a partial inventory. Every row cites the modeling file or published checkpoint it
+// was written from (docs/checkpoint.md, "Naming").
 #include "trace/checkpoint/inventory.hpp"
 
 #include <algorithm>
@@ -30,7 +31,10 @@ struct Rename {
 // Stored tensors that are not parameters and that only some uploads hold (causal-mask buffers,
 // rotary inv_freq, a second copy of a tied embedding): listed so their names are known, never
 // reported missing. Shapes per family below.
-enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy };
+// stored_extras: the description's own StoredExtra entries (RoBERTa's position_ids, ELECTRA's
+// unused embeddings_project, BART's final_logits_bias), shaped here; seq2seq adds the copies of
+// a tied model.shared that older encoder-decoder uploads keep.
+enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy, stored_extras, seq2seq };
 
 struct Naming {
   std::string_view label{};
@@ -45,6 +49,12 @@ struct Naming {
   bool conv1d = false;      // GPT-2 Conv1D: weights stored [in, out], transposed from nn.Linear
   bool gamma_beta = false;  // TF-converted BERT: LayerNorm weight/bias spelled gamma/beta
   bool stacked_experts = false;  // gpt-oss: one tensor per projection holds every expert
+  // Encoders: every extra parameter is a head module (biased Linear, LayerNorm, bias vector)
+  // stored under its own name, at top level unless a rename moves it under root.
+  bool encoder_heads = false;
+  // Encoder-decoders: each stack's layers under root + the stack's name ("model.encoder.layers",
+  // "model.decoder.layers"), its final norm beside them.
+  bool stack_layers = false;
   Buffers buffers = Buffers::none;
 };
 
@@ -115,6 +125,18 @@ Naming gpt_neox_naming() {
           .buffers = Buffers::neox_masks};
 }
 
+// BertLayer's module names (RoBERTa and ELECTRA reuse the class), then where the family keeps
+// its extra modules (BertPooler; ELECTRA's embeddings_project) under its wrapper prefix.
+std::vector<Rename> bert_layer_renames(Rename under_root) {
+  return {{"", ".attention.q_proj.", ".attention.self.query."},
+          {"", ".attention.k_proj.", ".attention.self.key."},
+          {"", ".attention.v_proj.", ".attention.self.value."},
+          {"", ".attention.o_proj.", ".attention.output.dense."},
+          {"", ".mlp.up_proj.", ".intermediate.dense."},
+          {"", ".mlp.down_proj.", ".output.dense."},
+          under_root};
+}
+
 // modeling_bert.py BertForPreTraining, as Google's uploads store it: bert.embeddings.*,
 // bert.encoder.layer.N.attention.self.{query,key,value}, attention.output.dense,
 // intermediate.dense, output.dense, bert.pooler.dense, cls.*; LayerNorms as gamma/beta (the TF
@@ -123,17 +145,89 @@ Naming bert_naming() {
   return {.label = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
           .root = "bert.",
           .embedding = "embeddings.word_embeddings",
-          .renames = {{"", ".attention.q_proj.", ".attention.self.query."},
-                      {"", ".attention.k_proj.", ".attention.self.key."},
-                      {"", ".attention.v_proj.", ".attention.self.value."},
-                      {"", ".attention.o_proj.", ".attention.output.dense."},
-                      {"", ".mlp.up_proj.", ".intermediate.dense."},
-                      {"", ".mlp.down_proj.", ".output.dense."},
-                      {"", "pooler.", "bert.pooler."}},
+          .renames = bert_layer_renames({"", "pooler.", "bert.pooler."}),
           .layers = "encoder.layer",
           .positions = "embeddings.position_embeddings",
           .token_types = "embeddings.token_type_embeddings",
           .gamma_beta = true};
+}
+
+// modeling_roberta.py (modeling_xlm_roberta.py and modeling_camembert.py copy it), as
+// FacebookAI/roberta-*, FacebookAI/xlm-roberta-* and almanach/camembert-base store it: BERT's
+// layer names under roberta.* (base_model_prefix of all three), LayerNorm weight/bias, the heads
+// at top level (lm_head.{dense, layer_norm, bias}: the decoder weight is the tied word embedding
+// and lm_head.decoder.bias is lm_head.bias, neither stored again; classifier.*, qa_outputs),
+// roberta.pooler where the upload holds one, and the position_ids buffer uploads saved by
+// transformers < 4.31 hold (roberta-base does, xlm-roberta-base does not).
+Naming roberta_naming() {
+  return {.label = "RoBERTa (roberta.encoder.layer.N, attention.self.query, lm_head.*)",
+          .root = "roberta.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames({"", "pooler.", "roberta.pooler."}),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_electra.py, as google/electra-* store it: BERT's layer names under electra.*,
+// LayerNorm weight/bias, embedding tables embedding_size wide, electra.embeddings_project where
+// that differs from hidden_size, the heads at top level (discriminator_predictions.*,
+// generator_predictions.*, generator_lm_head.bias: its weight is the tied word embedding). The
+// base and large discriminators also store an embeddings_project nothing builds (transformers
+// #7530): a buffer here, as the description does not count it.
+Naming electra_naming() {
+  return {.label = "ELECTRA (electra.encoder.layer.N, attention.self.query, *_predictions)",
+          .root = "electra.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames({"", "embeddings_project.", "electra.embeddings_project."}),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_distilbert.py, as distilbert/distilbert-base-* store it: distilbert.embeddings.
+// {word,position}_embeddings (no token types; the position table is stored even when
+// sinusoidal) and LayerNorm, distilbert.transformer.layer.N.{attention.{q,k,v,out}_lin,
+// sa_layer_norm, ffn.lin1, ffn.lin2, output_layer_norm}, the heads at top level (vocab_transform,
+// vocab_layer_norm, vocab_projector.bias: its weight is the tied word embedding; pre_classifier,
+// classifier, qa_outputs). No position_ids: DistilBERT registers it non-persistent, and the
+// uploads are F32 only.
+Naming distilbert_naming() {
+  return {.label = "DistilBERT (distilbert.transformer.layer.N, attention.q_lin, ffn.lin1)",
+          .root = "distilbert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.q_lin."},
+                      {"", ".attention.k_proj.", ".attention.k_lin."},
+                      {"", ".attention.v_proj.", ".attention.v_lin."},
+                      {"", ".attention.o_proj.", ".attention.out_lin."},
+                      {"", ".mlp.up_proj.", ".ffn.lin1."},
+                      {"", ".mlp.down_proj.", ".ffn.lin2."}},
+          .layers = "transformer.layer",
+          .positions = "embeddings.position_embeddings",
+          .encoder_heads = true};
+}
+
+// modeling_bart.py / modeling_mbart.py, as the *ForConditionalGeneration and
+// *ForSequenceClassification uploads store them: model.shared, model.{encoder,decoder}.
+// {embed_positions (max_position_embeddings + 2 rows), layernorm_embedding, layer_norm (mBART's
+// final norms), layers.N.{self_attn, encoder_attn}.{q,k,v,out}_proj, self_attn_layer_norm,
+// encoder_attn_layer_norm, fc1, fc2, final_layer_norm}; the heads at top level
+// (classification_head.{dense, out_proj}, qa_outputs); final_logits_bias [1, V] a buffer.
+Naming bart_naming() {
+  return {.label = "BART (model.shared, model.encoder/decoder.layers.N, out_proj, fc1/fc2)",
+          .embedding = "shared",
+          .renames = {{"", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                      {"", ".encoder_attn.o_proj.", ".encoder_attn.out_proj."},
+                      {"", ".mlp.up_proj.", ".fc1."},
+                      {"", ".mlp.down_proj.", ".fc2."}},
+          .positions = "decoder.embed_positions",
+          .encoder_heads = true,
+          .stack_layers = true,
+          .buffers = Buffers::seq2seq};
 }
 
 // modeling_gpt_oss.py GptOssMLP: mlp.router (weight, bias), mlp.experts holding every expert in
@@ -222,6 +316,10 @@ Naming naming_for(const std::string& type) {
   if (type == "falcon") return falcon_naming();
   if (type == "gpt_neox") return gpt_neox_naming();
   if (type == "bert") return bert_naming();
+  if (type == "roberta" || type == "xlm-roberta" || type == "camembert") return roberta_naming();
+  if (type == "electra") return electra_naming();
+  if (type == "distilbert") return distilbert_naming();
+  if (type == "bart" || type == "mbart") return bart_naming();
   if (type == "gpt_oss") return gpt_oss_naming();
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
@@ -268,6 +366,19 @@ public:
     add(root(naming_.embedding) + ".weight", {model_.vocab_size, model_.embedding_dim}, base_.name,
         true);
     emit_embedding_extras();
+    if (naming_.stack_layers) {
+      emit_named_stacks();
+    } else {
+      emit_stacks();
+    }
+    for (const ExtraParameter& extra : model_.extra_parameters) emit_extra(extra);
+    emit_buffers();
+    if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
+    inventory_.complete = inventory_.gaps.empty();
+  }
+
+private:
+  void emit_stacks() {
     for (const layout::NamedLinear& linear : layout::named_linears(model_)) emit_linear(linear);
     for (const Stack& stack : model_.stacks) {
       if (stack.vision) {
@@ -286,13 +397,44 @@ public:
         }
       }
     }
-    for (const ExtraParameter& extra : model_.extra_parameters) emit_extra(extra);
-    emit_buffers();
-    if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
-    inventory_.complete = inventory_.gaps.empty();
   }
 
-private:
+  // Encoder-decoders: layout::named_linears names every stack's layers "layers.N", so each
+  // stack's Linears are taken from a description holding that stack alone, then the lm_head.
+  void emit_named_stacks() {
+    // A bare *Model saves its modules without the "model." wrapper; which spelling the bare
+    // uploads (facebook/bart-base, bart-large) hold is not established.
+    const bool head = model_.has_lm_head ||
+                      std::any_of(model_.extra_parameters.begin(), model_.extra_parameters.end(),
+                                  [](const ExtraParameter& extra) {
+                                    return extra.name.starts_with("classification_head.") ||
+                                           extra.name == "qa_outputs";
+                                  });
+    if (!head) gap("the tensor names of a bare encoder-decoder (*Model) upload are not known");
+    for (const Stack& stack : model_.stacks) {
+      if (stack.vision || stack.mtp) {
+        gap("vision and MTP stacks of an encoder-decoder are not named");
+        continue;
+      }
+      stack_ = stack.name;
+      ModelDescription alone;
+      alone.has_lm_head = false;
+      alone.stacks.push_back(stack);
+      for (const layout::NamedLinear& linear : layout::named_linears(alone)) emit_linear(linear);
+      for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
+        emit_block(stack, fmt::format("layers.{}", i), stack.blocks[i]);
+      }
+      if (stack.final_norm) {
+        norm(fmt::format("{}{}.{}", naming_.root, stack.name, stack.final_norm->name),
+             *stack.final_norm, false);
+      }
+    }
+    stack_.clear();
+    for (const layout::NamedLinear& linear : layout::named_linears(model_)) {
+      if (linear.kind == layout::LinearKind::head) emit_linear(linear);
+    }
+  }
+
   void gap(std::string why) {
     if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
       inventory_.gaps.push_back(std::move(why));
@@ -362,6 +504,39 @@ private:
           add_buffer("lm_head.weight", {model_.vocab_size, model_.embedding_dim}, base_.name);
         }
         return;
+      case Buffers::stored_extras:
+        for (const StoredExtra& extra : model_.stored_extras) emit_stored_extra(extra);
+        return;
+      case Buffers::seq2seq:
+        for (const StoredExtra& extra : model_.stored_extras) emit_stored_extra(extra);
+        if (model_.tie_word_embeddings) {
+          // Saved before safetensors dropped tied duplicates: each stack's embed_tokens and the
+          // lm_head hold model.shared again.
+          const std::vector<std::int64_t> table{model_.vocab_size, model_.embedding_dim};
+          for (const char* copy : {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}) {
+            add_buffer(root(copy), table, base_.name);
+          }
+          if (model_.has_lm_head) add_buffer("lm_head.weight", table, base_.name);
+        }
+        return;
+    }
+  }
+
+  // A StoredExtra carries its full name and element count; its shape is the module's.
+  void emit_stored_extra(const StoredExtra& extra) {
+    // The tensor's dtype must be static storage; the description's string is not.
+    const SafetensorsDtype* dtype = find_safetensors_dtype(extra.dtype);
+    const std::string_view stored = dtype != nullptr ? dtype->name : base_.name;
+    if (extra.count == 1 && ends_with(extra.name, ".position_ids")) {
+      add_buffer(extra.name, {1, extra.elements_each}, stored);  // arange(n).expand((1, -1))
+    } else if (extra.count == 1 && ends_with(extra.name, "embeddings_project.weight")) {
+      add_buffer(extra.name, {model_.hidden_size, model_.embedding_dim}, stored);
+    } else if (extra.count == 1 && ends_with(extra.name, "embeddings_project.bias")) {
+      add_buffer(extra.name, {extra.elements_each}, stored);
+    } else if (extra.count == 1 && extra.name == "final_logits_bias") {
+      add_buffer(extra.name, {1, extra.elements_each}, stored);  // register_buffer(zeros(1, V))
+    } else {
+      gap(fmt::format("stored tensor '{}' is not named", extra.name));
     }
   }
 
@@ -385,7 +560,9 @@ private:
   // trace's layout name ("layers.3.self_attn.q_proj.weight") -> the checkpoint's.
   std::string full_name(const std::string& layout_name) const {
     std::string name;
-    if (layout_name.starts_with("layers.")) {
+    if (layout_name.starts_with("layers.") && !stack_.empty()) {
+      name = fmt::format("{}{}.layers{}", naming_.root, stack_, layout_name.substr(6));
+    } else if (layout_name.starts_with("layers.")) {
       name = fmt::format("{}{}{}", naming_.root, naming_.layers, layout_name.substr(6));
     } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
       const std::size_t digits = std::string_view("mtp.layers.").size();
@@ -579,7 +756,14 @@ private:
       add(full_name(names.attention + ".k_proj.k_scale"), {}, "F32", false);
       add(full_name(names.attention + ".v_proj.v_scale"), {}, "F32", false);
     }
-    if (block.cross_attention) gap("cross-attention tensors beyond the Linears are not named");
+    if (block.cross_attention) {
+      // BART's encoder_attn is its four biased Linears alone; norms or bias tables are not named.
+      const Attention& cross = *block.cross_attention;
+      if (!naming_.stack_layers || cross.q_norm || cross.k_norm ||
+          cross.relative_attention_buckets > 0) {
+        gap("cross-attention tensors beyond the Linears are not named");
+      }
+    }
     if (block.ssm) emit_ssm(names.ssm, *block.ssm);
     if (block.moe) {
       const Moe& moe = *block.moe;
@@ -619,22 +803,37 @@ private:
       add(name + ".weight", {h, 2 * h}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
       add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
-    } else if (name.starts_with("pooler.") || name.starts_with("cls.") || name == "classifier") {
+    } else if (naming_.encoder_heads || name.starts_with("pooler.") || name.starts_with("cls.") ||
+               name == "classifier") {
       emit_bert_head(extra);
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", name, extra.op));
     }
   }
 
-  // BERT's heads (families/bert.cpp): biased Linears from the hidden width, the transform's
-  // LayerNorm and the MLM decoder's bias (its weight is the tied word embedding, not stored).
+  // BERT's heads (families/bert.cpp) and those of the encoders built like it: biased Linears
+  // from the hidden width, the transform's LayerNorm and the MLM decoder's bias (its weight is
+  // the tied word embedding, not stored). ELECTRA's embeddings_project reads the embedding
+  // width; an untied MLM decoder stores a weight alone (its bias is the head's Bias entry).
   void emit_bert_head(const ExtraParameter& extra) {
     const std::int64_t h = model_.hidden_size;
-    const std::string name = renamed(extra.name);
-    if (extra.op == "Linear" && extra.params % (h + 1) == 0) {
-      const std::int64_t out = extra.params / (h + 1);
-      add(name + ".weight", {out, h}, base_.name, true);
+    const std::int64_t e = model_.embedding_dim;
+    std::string name = renamed(extra.name);
+    const std::string_view untied = " (untied)";  // DistilBERT's label of vocab_projector.weight
+    if (ends_with(name, untied)) name.erase(name.size() - untied.size());
+    const std::int64_t in = ends_with(name, "embeddings_project") ? e : h;
+    const bool decoder = ends_with(name, "decoder") || ends_with(name, "lm_head") ||
+                         ends_with(name, "projector.weight");
+    if (extra.op == "Linear" && decoder &&
+        extra.params == checked_mul(model_.vocab_size, e, "the tensor inventory")) {
+      add(ends_with(name, ".weight") ? name : name + ".weight", {model_.vocab_size, e}, base_.name,
+          true);
+    } else if (extra.op == "Linear" && extra.params % (in + 1) == 0) {
+      const std::int64_t out = extra.params / (in + 1);
+      add(name + ".weight", {out, in}, base_.name, true);
       add(name + ".bias", {out}, base_.name, true);
+    } else if (extra.op == "Embedding" && extra.params % h == 0) {
+      add(name + ".weight", {extra.params / h, h}, base_.name, true);  // BART's encoder tables
     } else if (extra.op == "LayerNorm") {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
     } else if (extra.op == "Bias") {
@@ -649,6 +848,7 @@ private:
   Naming naming_;
   BaseDtype base_;
   bool fp32_routers_ = false;
+  std::string stack_;  ///< stack_layers namings: the stack being emitted ("encoder", "decoder")
   std::optional<layout::CtMatcher> ct_matcher_;  ///< compressed-tensors checkpoints only
 };
 
