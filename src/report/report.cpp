@@ -180,8 +180,7 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
     }
     if (learned) {
       notes.push_back(
-          fmt::format("{} cut to {} tokens, the model's learned positions ({} "
-                      "defaults to {})",
+          fmt::format("{} cut to {} tokens, the model's learned positions ({} defaults to {})",
                       what, group_digits(limit), flag, group_digits(length)));
       length = limit;
       return true;

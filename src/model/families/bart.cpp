@@ -308,12 +308,11 @@ ModelDescription build_seq2seq(const ConfigReader& config, const Dialect& dialec
   } else if (head == Head::classification) {
     const std::int64_t labels = read_labels(config);
     model.extra_parameters.push_back(
-        {"classification_head.dense", "head", "Linear", checked_add(checked_mul(d, d), d)});
-    model.extra_parameters.push_back({"classification_head.out_proj", "head", "Linear",
-                                      checked_add(checked_mul(d, labels), labels)});
-  } else if (head == Head::question_answering) {
+        {"classification_head.dense", "head", "Linear", linear_params(d, d)});
     model.extra_parameters.push_back(
-        {"qa_outputs", "head", "Linear", checked_add(checked_mul(d, 2), 2)});
+        {"classification_head.out_proj", "head", "Linear", linear_params(d, labels)});
+  } else if (head == Head::question_answering) {
+    model.extra_parameters.push_back({"qa_outputs", "head", "Linear", linear_params(d, 2)});
   }
   return model;
 }

@@ -116,7 +116,7 @@ ModelDescription build_modernbert(const ConfigReader& config) {
 
   // ModernBertPredictionHead: dense (bias = classifier_bias), activation, LayerNorm.
   const bool classifier_bias = config.bool_or("classifier_bias", false);
-  const std::int64_t dense = checked_add(checked_mul(hidden, hidden), classifier_bias ? hidden : 0);
+  const std::int64_t dense = linear_params(hidden, hidden, classifier_bias);
   const std::int64_t classifier_width =
       architecture == "ModernBertForMultipleChoice" ? 1
       : architecture == "ModernBertForSequenceClassification" ||
@@ -144,8 +144,7 @@ ModelDescription build_modernbert(const ConfigReader& config) {
     return model;
   }
   model.extra_parameters.push_back(
-      {"classifier", "head", "Linear",
-       checked_add(checked_mul(hidden, classifier_width), classifier_width)});
+      {"classifier", "head", "Linear", linear_params(hidden, classifier_width)});
   return model;
 }
 
