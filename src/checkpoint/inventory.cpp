@@ -56,6 +56,19 @@ struct Naming {
   // "model.decoder.layers"), its final norm beside them.
   bool stack_layers = false;
   Buffers buffers = Buffers::none;
+  // ALBERT: the stack lists every layer run, but only a group's first run owns weights, stored
+  // as root + layers + ".{group}." + inner_layers + ".{inner}" ("albert_layers").
+  std::string_view inner_layers{};
+  // Extras whose names start so sit under root (DeBERTa's "encoder.rel_embeddings", ALBERT's
+  // "pooler"); the other heads stay at top level.
+  std::vector<std::string_view> under_root{};
+  // DeBERTa v1: in_proj has no bias; its q_bias and v_bias are separate attention parameters.
+  bool split_qkv_bias = false;
+  // ModernBERT: a head Linear or LayerNorm holds a bias only when its size says so
+  // (classifier_bias, norm_bias); the tied head (decoder) stores its bias alone.
+  bool bias_optional = false;
+  // The [1, max_position_embeddings] I64 buffer transformers < 4.31 saved (DeBERTa).
+  std::string_view position_ids{};
 };
 
 Naming plain_naming() { return {.label = "transformers (model.*)"}; }
@@ -230,6 +243,84 @@ Naming bart_naming() {
           .buffers = Buffers::seq2seq};
 }
 
+// modeling_albert.py, as albert/albert-*-v2 store it: albert.embeddings.* (embedding_size wide),
+// albert.encoder.embedding_hidden_mapping_in, the shared layers as albert.encoder.
+// albert_layer_groups.G.albert_layers.K.{attention.{query,key,value,dense,LayerNorm}, ffn,
+// ffn_output, full_layer_layer_norm}, albert.pooler (a bare Linear), the MLM head at top level
+// (predictions.{dense, LayerNorm, bias}). albert-base-v2 also stores predictions.decoder.bias, a
+// second copy of predictions.bias (Hub total = parameters + vocab_size), and uploads saved by
+// transformers < 4.31 the position_ids buffer: both are the description's StoredExtras.
+Naming albert_naming() {
+  return {.label = "ALBERT (albert.encoder.albert_layer_groups.G.albert_layers.K, ffn)",
+          .root = "albert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.query."},
+                      {"", ".attention.k_proj.", ".attention.key."},
+                      {"", ".attention.v_proj.", ".attention.value."},
+                      {"", ".attention.o_proj.", ".attention.dense."},
+                      {"", ".mlp.up_proj.", ".ffn."},
+                      {"", ".mlp.down_proj.", ".ffn_output."}},
+          .layers = "encoder.albert_layer_groups",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .inner_layers = "albert_layers",
+          .under_root = {"encoder.", "pooler"}};
+}
+
+// modeling_deberta.py / modeling_deberta_v2.py, as microsoft/deberta-base and deberta-v3-base
+// store them (their load warnings list the unused keys): deberta.embeddings.*,
+// deberta.encoder.{rel_embeddings, LayerNorm, conv}, deberta.encoder.layer.N.attention.self.
+// {query,key,value}_proj (v2) or in_proj + q_bias + v_bias (v1), pos_key_proj / pos_query_proj
+// (v1: pos_proj / pos_q_proj), then BERT's output names; LayerNorm weight/bias. The heads sit at
+// top level: lm_predictions.lm_head.*, mask_predictions.* (v3's RTD head), cls.predictions.*
+// (legacy MaskedLM), pooler.dense, classifier, qa_outputs. Microsoft's uploads keep an unused
+// absolute position table (the description's StoredExtra); fine-tunes saved by transformers
+// < 4.31 hold deberta.embeddings.position_ids. deberta-v3-base holds neither position_ids nor
+// the tied MLM decoder (210 tensors).
+Naming deberta_naming(bool v2) {
+  std::vector<Rename> renames = {{"", ".attention.k_proj.", ".attention.self.key_proj."},
+                                 {"", ".attention.v_proj.", ".attention.self.value_proj."},
+                                 {"", ".attention.o_proj.", ".attention.output.dense."},
+                                 {"", ".mlp.up_proj.", ".intermediate.dense."},
+                                 {"", ".mlp.down_proj.", ".output.dense."},
+                                 {"", "cls.predictions.transform.bias.", "cls.predictions.bias."}};
+  renames.push_back(v2 ? Rename{"", ".attention.q_proj.", ".attention.self.query_proj."}
+                       : Rename{"", ".attention.qkv_proj.", ".attention.self.in_proj."});
+  return {.label = v2 ? "DeBERTa-v2 (deberta.encoder.layer.N, attention.self.query_proj)"
+                      : "DeBERTa (deberta.encoder.layer.N, attention.self.in_proj, q_bias)",
+          .root = "deberta.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = std::move(renames),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .under_root = {"embeddings.", "encoder."},
+          .split_qkv_bias = !v2,
+          .position_ids = "embeddings.position_ids"};
+}
+
+// modeling_modernbert.py, as answerdotai/ModernBERT-* store it (base_model_prefix "model"):
+// model.embeddings.{tok_embeddings, norm}, model.layers.N.{attn_norm (not in layer 0), attn.Wqkv,
+// attn.Wo, mlp_norm, mlp.Wi (GeGLU input and gate fused), mlp.Wo}, model.final_norm; the heads at
+// top level: head.{dense, norm}, decoder.bias (its weight is the tied tok_embeddings: not in
+// ModernBERT-base's header; the ettin uploads store it, hence a buffer), classifier.
+Naming modernbert_naming() {
+  return {.label = "ModernBERT (model.layers.N, attn.Wqkv, mlp.Wi, head, decoder)",
+          .embedding = "embeddings.tok_embeddings",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.Wqkv."},
+                      {"", ".attn.o_proj.", ".attn.Wo."},
+                      {"", ".mlp.gate_up_proj.", ".mlp.Wi."},
+                      {"", ".mlp.down_proj.", ".mlp.Wo."},
+                      {"", "lm_head.", "decoder."}},
+          .encoder_heads = true,
+          .buffers = Buffers::tied_head_copy,
+          .bias_optional = true};
+}
+
 // modeling_gpt_oss.py GptOssMLP: mlp.router (weight, bias), mlp.experts holding every expert in
 // gate_up_proj / down_proj (+ _bias); openai's MXFP4 upload stores them as _blocks / _scales.
 Naming gpt_oss_naming() {
@@ -320,6 +411,22 @@ Naming naming_for(const std::string& type) {
   if (type == "electra") return electra_naming();
   if (type == "distilbert") return distilbert_naming();
   if (type == "bart" || type == "mbart") return bart_naming();
+  if (type == "marian" || type == "pegasus" || type == "m2m_100") {
+    // modeling_{marian,pegasus,m2m_100}.py copy BART's modules ("Copied from ... Bart"): the same
+    // names, no layernorm_embedding; the description holds the per-stack tables Marian and
+    // Pegasus keep as frozen parameters (m2m_100's are a non-persistent buffer: none), Pegasus's
+    // and M2M100's final layer_norm, and final_logits_bias where the class registers it.
+    // convert_pegasus_tf_to_pytorch.py pops both sinusoidal tables before saving, so the
+    // google/pegasus-* uploads lack those two parameters.
+    Naming naming = bart_naming();
+    naming.label = type == "marian"    ? "Marian (model.shared, BART's layer names, sinusoids)"
+                   : type == "pegasus" ? "Pegasus (model.shared, BART's layer names, layer_norm)"
+                                       : "M2M100 (model.shared, BART's layer names, layer_norm)";
+    return naming;
+  }
+  if (type == "albert") return albert_naming();
+  if (type == "deberta" || type == "deberta-v2") return deberta_naming(type == "deberta-v2");
+  if (type == "modernbert") return modernbert_naming();
   if (type == "gpt_oss") return gpt_oss_naming();
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
@@ -330,7 +437,7 @@ struct BaseDtype {
 };
 
 BaseDtype base_dtype(const ModelDescription& model) {
-  if (model.torch_dtype == "float32") return {"F32", 32};
+  if (model.stored_dtype() == "float32") return {"F32", 32};
   if (model.torch_dtype == "float16") return {"F16", 16};
   return {"BF16", 16};  // storage.cpp's default too
 }
@@ -360,6 +467,7 @@ public:
         }
       }
     }
+    if (!naming_.inner_layers.empty()) read_layer_groups();
   }
 
   void build() {
@@ -372,12 +480,49 @@ public:
       emit_stacks();
     }
     for (const ExtraParameter& extra : model_.extra_parameters) emit_extra(extra);
+    if (naming_.bias_optional && model_.has_lm_head && model_.tie_word_embeddings &&
+        model_.lm_head_bias) {
+      // The tied head's weight is the token embedding; its bias is a tensor of its own.
+      add(renamed("lm_head") + ".bias", {model_.vocab_size}, base_.name, true);
+    }
     emit_buffers();
     if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
     inventory_.complete = inventory_.gaps.empty();
   }
 
 private:
+  const Stack* main_stack() const {
+    const Stack* main = nullptr;
+    for (const Stack& stack : model_.stacks) {
+      if (!stack.mtp && !stack.vision) main = &stack;
+    }
+    return main;
+  }
+
+  // ALBERT: run i of group g owns weights only when it is the group's first (albert.cpp), so the
+  // stack reads owner blocks [0, inner), shared ones up to `period` (the next group's first run),
+  // and so on. A stack whose every run owns weights does not tell groups from inner layers.
+  void read_layer_groups() {
+    const Stack* main = main_stack();
+    if (main == nullptr || main->blocks.empty()) return;
+    const std::vector<Block>& blocks = main->blocks;
+    std::size_t inner = 0;
+    while (inner < blocks.size() && !blocks[inner].shared_weights) ++inner;
+    std::size_t period = inner;
+    while (period < blocks.size() && blocks[period].shared_weights) ++period;
+    if (inner == blocks.size() && blocks.size() > 1) {
+      gap("ALBERT layers that all own weights do not tell num_hidden_groups from inner_group_num");
+      inner = period = 1;
+    }
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      if (inner == 0 || blocks[b].shared_weights != (b % period >= inner)) {
+        gap("the ALBERT layer runs do not follow the group pattern");
+        break;
+      }
+    }
+    group_period_ = static_cast<std::int64_t>(std::max<std::size_t>(period, 1));
+  }
+
   void emit_stacks() {
     for (const layout::NamedLinear& linear : layout::named_linears(model_)) emit_linear(linear);
     for (const Stack& stack : model_.stacks) {
@@ -475,6 +620,9 @@ private:
       if (!stack.mtp && !stack.vision) main = &stack;
     }
     const std::int64_t layers = main ? static_cast<std::int64_t>(main->blocks.size()) : 0;
+    if (!naming_.position_ids.empty() && model_.max_position_embeddings > 0) {
+      add_buffer(root(naming_.position_ids), {1, model_.max_position_embeddings}, "I64");
+    }
     switch (naming_.buffers) {
       case Buffers::none: return;
       case Buffers::gpt2_masks: {
@@ -501,7 +649,8 @@ private:
       }
       case Buffers::tied_head_copy:
         if (model_.has_lm_head && model_.tie_word_embeddings) {
-          add_buffer("lm_head.weight", {model_.vocab_size, model_.embedding_dim}, base_.name);
+          add_buffer(renamed("lm_head.weight"), {model_.vocab_size, model_.embedding_dim},
+                     base_.name);  // ModernBERT's head is "decoder"
         }
         return;
       case Buffers::stored_extras:
@@ -514,7 +663,8 @@ private:
           // lm_head hold model.shared again.
           const std::vector<std::int64_t> table{model_.vocab_size, model_.embedding_dim};
           for (const char* copy : {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}) {
-            add_buffer(root(copy), table, base_.name);
+            // Marian without shared embeddings holds the decoder's table as a parameter.
+            if (!listed(root(copy))) add_buffer(root(copy), table, base_.name);
           }
           if (model_.has_lm_head) add_buffer("lm_head.weight", table, base_.name);
         }
@@ -535,9 +685,21 @@ private:
       add_buffer(extra.name, {extra.elements_each}, stored);
     } else if (extra.count == 1 && extra.name == "final_logits_bias") {
       add_buffer(extra.name, {1, extra.elements_each}, stored);  // register_buffer(zeros(1, V))
+    } else if (extra.count == 1 && ends_with(extra.name, ".position_embeddings.weight") &&
+               model_.embedding_dim > 0 && extra.elements_each % model_.embedding_dim == 0) {
+      // DeBERTa's unused absolute table: [max_position_embeddings, embedding_size].
+      add_buffer(extra.name, {extra.elements_each / model_.embedding_dim, model_.embedding_dim},
+                 stored);
+    } else if (extra.count == 1 && ends_with(extra.name, ".bias")) {
+      add_buffer(extra.name, {extra.elements_each}, stored);  // ALBERT's predictions.decoder.bias
     } else {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
     }
+  }
+
+  bool listed(std::string_view name) const {
+    return std::any_of(inventory_.tensors.begin(), inventory_.tensors.end(),
+                       [&](const ExpectedTensor& tensor) { return tensor.name == name; });
   }
 
   void add_buffer(std::string name, std::vector<std::int64_t> shape, std::string_view dtype) {
@@ -562,6 +724,13 @@ private:
     std::string name;
     if (layout_name.starts_with("layers.") && !stack_.empty()) {
       name = fmt::format("{}{}.layers{}", naming_.root, stack_, layout_name.substr(6));
+    } else if (layout_name.starts_with("layers.") && !naming_.inner_layers.empty()) {
+      const std::size_t digits = std::string_view("layers.").size();
+      const std::size_t dot = layout_name.find('.', digits);
+      const std::int64_t block = std::stoll(layout_name.substr(digits, dot - digits));
+      name = fmt::format("{}{}.{}.{}.{}{}", naming_.root, naming_.layers, block / group_period_,
+                         naming_.inner_layers, block % group_period_,
+                         dot == std::string::npos ? "" : layout_name.substr(dot));
     } else if (layout_name.starts_with("layers.")) {
       name = fmt::format("{}{}{}", naming_.root, naming_.layers, layout_name.substr(6));
     } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
@@ -653,7 +822,14 @@ private:
     const std::int64_t r = linear.rows;
     const std::int64_t c = linear.cols;
     const std::int64_t values = checked_mul(r, c, "the tensor inventory");
-    if (linear.bias) add(name + ".bias", {r}, base_.name, true);
+    if (linear.bias && naming_.split_qkv_bias && ends_with(layout_name, ".qkv_proj")) {
+      // DeBERTa v1: no key bias; q_bias and v_bias hang off the attention module, a third each.
+      const std::string at = name.substr(0, name.rfind('.'));
+      add(at + ".q_bias", {r / 3}, base_.name, true);
+      add(at + ".v_bias", {r / 3}, base_.name, true);
+    } else if (linear.bias) {
+      add(name + ".bias", {r}, base_.name, true);
+    }
     if (!model_.quantization) {
       add(name + ".weight", naming_.conv1d ? std::vector<std::int64_t>{c, r} : std::vector{r, c},
           base_.name, true);
@@ -796,8 +972,10 @@ private:
   void emit_extra(const ExtraParameter& extra) {
     const std::int64_t h = model_.hidden_size;
     const std::string& name = extra.name;
-    if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
-        ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
+    if (naming_.encoder_heads && name.find(".*.") != std::string::npos) {
+      emit_per_layer(extra);
+    } else if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
+               ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
       add(name + ".weight", {extra.params}, base_.name, true);
     } else if (ends_with(name, ".eh_proj")) {
       add(name + ".weight", {h, 2 * h}, base_.name, true);
@@ -821,19 +999,45 @@ private:
     std::string name = renamed(extra.name);
     const std::string_view untied = " (untied)";  // DistilBERT's label of vocab_projector.weight
     if (ends_with(name, untied)) name.erase(name.size() - untied.size());
-    const std::int64_t in = ends_with(name, "embeddings_project") ? e : h;
+    for (const std::string_view prefix : naming_.under_root) {
+      if (name.starts_with(prefix)) {
+        name = root(name);
+        break;
+      }
+    }
+    // Linears from the embedding width: ELECTRA's embeddings_project, ALBERT's
+    // embedding_hidden_mapping_in, DeBERTa's embed_proj (nn.Linear(E, hidden, bias=False)).
+    const bool embed_proj = ends_with(name, "embed_proj");
+    const bool from_embedding = embed_proj || ends_with(name, "embeddings_project") ||
+                                ends_with(name, "embedding_hidden_mapping_in");
+    const std::int64_t in = from_embedding ? e : h;
     const bool decoder = ends_with(name, "decoder") || ends_with(name, "lm_head") ||
-                         ends_with(name, "projector.weight");
+                         ends_with(name, "projector.weight") || ends_with(name, "decoder.weight");
+    // DeBERTa's position and token-type tables, when extras, are embedding_size wide like the
+    // word table; other tables (BART's encoder positions, DeBERTa's rel_embeddings) hidden_size.
+    const std::int64_t width = name.find(".embeddings.") != std::string::npos ? e : h;
     if (extra.op == "Linear" && decoder &&
         extra.params == checked_mul(model_.vocab_size, e, "the tensor inventory")) {
       add(ends_with(name, ".weight") ? name : name + ".weight", {model_.vocab_size, e}, base_.name,
           true);
+    } else if (extra.op == "Linear" && embed_proj && extra.params == checked_mul(h, e)) {
+      add(name + ".weight", {h, e}, base_.name, true);
     } else if (extra.op == "Linear" && extra.params % (in + 1) == 0) {
       const std::int64_t out = extra.params / (in + 1);
       add(name + ".weight", {out, in}, base_.name, true);
       add(name + ".bias", {out}, base_.name, true);
-    } else if (extra.op == "Embedding" && extra.params % h == 0) {
-      add(name + ".weight", {extra.params / h, h}, base_.name, true);  // BART's encoder tables
+    } else if (extra.op == "Linear" && naming_.bias_optional && extra.params % in == 0) {
+      add(name + ".weight", {extra.params / in, in}, base_.name, true);  // classifier_bias false
+    } else if (extra.op == "Embedding" && extra.params % width == 0) {
+      add(name + ".weight", {extra.params / width, width}, base_.name, true);
+    } else if (extra.op == "Conv1d" && extra.params > h &&
+               (extra.params - h) % checked_mul(h, h) == 0) {
+      // DeBERTa-v2's encoder.conv.conv, Conv1d(h, h, kernel) with a bias; conv_groups is 1 in
+      // every release (a grouped conv has the same count at another kernel, not told apart).
+      add(name + ".weight", {h, h, (extra.params - h) / (h * h)}, base_.name, true);
+      add(name + ".bias", {h}, base_.name, true);
+    } else if (extra.op == "LayerNorm" && naming_.bias_optional && extra.params == h) {
+      add(name + ".weight", {h}, base_.name, true);  // norm_bias false
     } else if (extra.op == "LayerNorm") {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
     } else if (extra.op == "Bias") {
@@ -843,12 +1047,56 @@ private:
     }
   }
 
+  // DeBERTa's per-layer position projections (and v1's talking-head mixers), one extra for all
+  // layers: "encoder.layer.*.attention.self.pos_key_proj", "...head_logits_proj+head_weights_proj".
+  // Each layer's share is [inner, hidden] with or without a bias, or [heads, heads] per mixer.
+  void emit_per_layer(const ExtraParameter& extra) {
+    const Stack* main = main_stack();
+    const std::int64_t layers = main ? static_cast<std::int64_t>(main->blocks.size()) : 0;
+    if (layers == 0 || extra.params % layers != 0) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    const Attention& a = main->blocks.front().attention;
+    const std::int64_t each = extra.params / layers;
+    const std::int64_t inner = checked_mul(a.num_heads, a.head_dim, "the tensor inventory");
+    const std::int64_t in = a.input_dim;
+    const std::size_t star = extra.name.find('*');
+    const std::size_t leaf = extra.name.rfind('.') + 1;
+    std::vector<std::string> modules;
+    for (std::size_t at = leaf; at <= extra.name.size();) {
+      const std::size_t plus = std::min(extra.name.find('+', at), extra.name.size());
+      modules.push_back(extra.name.substr(at, plus - at));
+      at = plus + 1;
+    }
+    const std::int64_t mixers = static_cast<std::int64_t>(modules.size());
+    const bool talking = mixers > 1 && each == mixers * a.num_heads * a.num_heads;
+    const bool biased = mixers == 1 && each == checked_mul(inner, in + 1, "the tensor inventory");
+    if (!talking && !biased && !(mixers == 1 && each == inner * in)) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    for (std::int64_t i = 0; i < layers; ++i) {
+      const std::string at = fmt::format("{}{}{}{}", naming_.root, extra.name.substr(0, star), i,
+                                         extra.name.substr(star + 1, leaf - star - 1));
+      for (const std::string& module : modules) {
+        if (talking) {
+          add(at + module + ".weight", {a.num_heads, a.num_heads}, base_.name, true);
+          continue;
+        }
+        add(at + module + ".weight", {inner, in}, base_.name, true);
+        if (biased) add(at + module + ".bias", {inner}, base_.name, true);
+      }
+    }
+  }
+
   const ModelDescription& model_;
   Inventory& inventory_;
   Naming naming_;
   BaseDtype base_;
   bool fp32_routers_ = false;
   std::string stack_;  ///< stack_layers namings: the stack being emitted ("encoder", "decoder")
+  std::int64_t group_period_ = 1;  ///< inner_layers namings: blocks from one group to the next
   std::optional<layout::CtMatcher> ct_matcher_;  ///< compressed-tensors checkpoints only
 };
 

@@ -744,6 +744,7 @@ Report build_report(PlanOptions& options, const HubEnvironment& env, const GpuCa
   const auto given = [](const CLI::Option* option) { return option && option->count() > 0; };
   request.serving_lengths_given =
       given(options.context_in_option) || given(options.context_out_option);
+  request.context_in_given = given(options.context_in_option);
   if (!options.kv_dtype.empty()) {
     request.assumptions.kv_dtype = require_dtype(options.kv_dtype, "--kv-dtype");
     request.kv_dtype_from_config = false;

@@ -149,6 +149,57 @@ ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAs
   return ComputeDtype::fp16;
 }
 
+namespace {
+
+// An encoder's points: a batch of `concurrency` sequences of `tokens` tokens per replica, one
+// forward pass each, bound by its FLOPs (bidirectional attention over every key) or by reading
+// the weights once (docs/cost.md, "Encoder serving"). plan.max_concurrency is per replica here.
+void plan_encoding(ServingPlan& plan, const ModelDescription& model, const ParameterCount& params,
+                   double weights, std::int64_t tokens, const CostAssumptions& assumptions,
+                   const ServingRequest& request, std::optional<double> price_usd_per_hour) {
+  const double tp = static_cast<double>(plan.tp);
+  const double replicas = static_cast<double>(plan.replicas);
+  const double sequence_flops = prefill_flops(model, params, tokens);
+  const double length = static_cast<double>(tokens);
+  const auto point_at = [&](std::int64_t concurrency) {
+    ServingPoint point;
+    point.concurrency = concurrency * plan.replicas;
+    const double b = static_cast<double>(concurrency);
+    point.bytes_per_step = weights / tp;
+    point.flops_per_step = b * sequence_flops / tp;
+    const double memory_time = point.bytes_per_step / plan.bandwidth_bytes_per_s;
+    const double compute_time = point.flops_per_step / plan.peak_flops_per_s;
+    const double bound = std::max(memory_time, compute_time);
+    point.step_seconds = std::max(memory_time / assumptions.serve_bandwidth_efficiency,
+                                  compute_time / assumptions.serve_compute_efficiency);
+    point.memory_bound = memory_time / assumptions.serve_bandwidth_efficiency >=
+                         compute_time / assumptions.serve_compute_efficiency;
+    // A request's tokens are all encoded by the end of its batch's pass.
+    point.bound_user_tokens_per_s = length / bound;
+    point.bound_total_tokens_per_s = replicas * b * length / bound;
+    point.user_tokens_per_s = length / point.step_seconds;
+    point.total_tokens_per_s = replicas * b * length / point.step_seconds;
+    return point;
+  };
+  for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
+  plan.points.push_back(point_at(plan.max_concurrency));
+  for (const std::int64_t c : request.extra_concurrency) {
+    plan.requested_points.push_back(point_at(std::max<std::int64_t>(c, 1)));
+  }
+  plan.max_concurrency *= plan.replicas;
+  for (const ServingPoint& point : plan.points) {
+    if (point.user_tokens_per_s < request.min_user_tps) continue;
+    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
+  }
+  if (plan.best && price_usd_per_hour) {
+    plan.usd_per_million_tokens = *price_usd_per_hour * static_cast<double>(plan.gpus) /
+                                  (plan.best->total_tokens_per_s * 3600) * 1e6;
+  }
+  plan.ttft_seconds = point_at(1).step_seconds;
+}
+
+}  // namespace
+
 ServingPlan plan_serving(const ModelDescription& model, const ParameterCount& params,
                          const Job& serve_job, const MemoryAssumptions& memory,
                          const CostAssumptions& assumptions, const ServingRequest& request,
@@ -190,7 +241,10 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   job.gpus = job.tp = plan.tp;
   job.pp = 1;
   job.sharding = Sharding::single;
-  job.context = std::max<std::int64_t>(1, request.context_in + request.context_out);
+  // An encoder reads its request and generates nothing.
+  plan.encoder = model.encoder_only();
+  job.context = std::max<std::int64_t>(
+      1, plan.encoder ? request.context_in : request.context_in + request.context_out);
   const std::int64_t budget = budget_bytes(gpu.memory_bytes_usable, memory.headroom_fraction);
   // A hybrid model's requests also need vLLM V1's blocks: each holds its tokens' attention
   // blocks and a state block per group, from the pool its GPU leaves for caches (docs/memory.md,
@@ -237,6 +291,11 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
   const double routed_bytes = memory.serve_expert_bytes >= 0
                                   ? static_cast<double>(memory.serve_expert_bytes)
                                   : weights * routed_params / text_params;
+  if (plan.encoder) {
+    plan_encoding(plan, model, params, weights, job.context, assumptions, request,
+                  gpu.price_usd_per_hour);
+    return plan;
+  }
   const std::vector<MoeLayer> layers = moe_layers(model);
   const std::int64_t mean_context = request.context_in + request.context_out / 2;
   // One tensor-parallel rank's share of a request's cache (kv_cache_bytes: heads split, and

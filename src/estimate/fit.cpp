@@ -89,9 +89,17 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
   const KvSplit one_gpu = serving_split(a);
   const std::int64_t state =
       ssm_state_bytes(model, effective_ssm_dtype(model, a), a.conv_state_bytes, one_gpu);
+  const bool encoder = model.encoder_only();
   const auto fits = [&](std::int64_t context) {
-    const std::int64_t per_request =
-        checked_add(kv_cache_bytes(model, context, a.kv_dtype, one_gpu), state);
+    // An encoder's sequence costs its forward pass (quadratic with eager-only attention).
+    std::int64_t per_request = 0;
+    try {
+      per_request = encoder
+                        ? encoder_sequence_bytes(model, context, 1, a)
+                        : checked_add(kv_cache_bytes(model, context, a.kv_dtype, one_gpu), state);
+    } catch (const ConfigError&) {
+      return false;  // an overflow at absurd lengths
+    }
     // compare without overflow: fixed + concurrency x per_request <= budget
     if (budget_bytes < fixed_bytes) return false;
     return per_request <= (budget_bytes - fixed_bytes) / concurrency;
@@ -229,6 +237,10 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
   };
   const std::int64_t cache_on_one = cache_on(1);
   const PerSequenceOn serve_per_sequence = [&](std::int64_t cards) {
+    if (model.encoder_only()) {
+      return checked_add(encoder_sequence_bytes(model, assumptions.context, cards, assumptions),
+                         serving_comm_bytes(cards, assumptions));
+    }
     return memory.serve.per_sequence_bytes - cache_on_one + cache_on(cards) +
            serving_transient_bytes(model, assumptions.context, assumptions.concurrency, cards,
                                    assumptions) -

@@ -387,9 +387,36 @@ std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequence
                                      "the sampler"));
 }
 
+std::int64_t encoder_sequence_bytes(const ModelDescription& model, std::int64_t tokens,
+                                    std::int64_t tp, const MemoryAssumptions& assumptions) {
+  tp = std::max<std::int64_t>(tp, 1);
+  const std::int64_t act = assumptions.activation_bytes;
+  std::int64_t bytes = forward_working_bytes(model, tokens, tp, assumptions);
+  if (model.eager_attention_only) {
+    // The widest attention's heads on this rank, beside the layer's working set (an upper
+    // bound: the working set's widest sub-layer may be the MLP).
+    std::int64_t heads = 0;
+    for (const Stack& stack : model.stacks) {
+      if (stack.vision || stack.mtp) continue;
+      for (const Block& block : stack.blocks) {
+        heads = std::max(heads, ceil_div(block.attention.num_heads, tp));
+      }
+    }
+    bytes =
+        checked_add(bytes, checked_product({model.eager_score_tensors, heads, tokens, tokens, act},
+                                           "the attention scores"));
+  }
+  const std::int64_t head_values = model.training_logits_width();
+  return checked_add(bytes, checked_product({head_values, tokens, act}, "the head's output"));
+}
+
 std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t context,
                                      std::int64_t concurrency, std::int64_t tp,
                                      const MemoryAssumptions& assumptions) {
+  if (model.encoder_only()) {
+    return checked_mul(encoder_sequence_bytes(model, context, tp, assumptions), concurrency,
+                       "the activations");
+  }
   std::int64_t tokens = checked_mul(context, concurrency, "the prompt tokens");
   if (assumptions.prefill_chunk_tokens > 0) tokens = std::min(tokens, assumptions.prefill_chunk_tokens);
   return std::max(forward_working_bytes(model, tokens, tp, assumptions),
@@ -738,15 +765,28 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
       serving_transient_bytes(model, a.context, a.concurrency, 1, a);
   serve.fixed_bytes = checked_add(checked_add(serve.breakdown.weights, serve.breakdown.overhead),
                                   serve.breakdown.activations);
-  serve.formula = fmt::format(
-      "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x concurrency + the "
-      "prefill or sampling transient + CUDA context + the engine's CUDA graphs",
+  if (model.encoder_only()) {
+    // Each sequence's cost is its share of the forward pass that encodes the batch whole.
+    serve.per_sequence_bytes = encoder_sequence_bytes(model, a.context, 1, a);
+    serve.fixed_bytes = checked_add(serve.breakdown.weights, serve.breakdown.overhead);
+  }
+  const std::string weights_formula =
       a.serve_weight_bytes >= 0
           ? std::string("the checkpoint's stored bytes")
           : fmt::format("params x {} ({})",
                         static_cast<double>(dtype_info(a.serve_weight_dtype).bits) / 8.0,
-                        dtype_info(a.serve_weight_dtype).name),
-      serve.per_sequence_bytes, a.context, dtype_info(a.kv_dtype).name);
+                        dtype_info(a.serve_weight_dtype).name);
+  serve.formula =
+      model.encoder_only()
+          ? fmt::format(
+                "{} + the forward pass's activations ({} per sequence at {} tokens) x "
+                "concurrency + CUDA context + the engine's CUDA graphs",
+                weights_formula, serve.per_sequence_bytes, a.context)
+          : fmt::format(
+                "{} + (KV cache + SSM state) ({} per sequence at {} tokens, KV {}) x "
+                "concurrency + the prefill or sampling transient + CUDA context + the "
+                "engine's CUDA graphs",
+                weights_formula, serve.per_sequence_bytes, a.context, dtype_info(a.kv_dtype).name);
   return estimate;
 }
 

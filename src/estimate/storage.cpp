@@ -134,8 +134,8 @@ struct BaseDtype {
 };
 
 BaseDtype base_dtype(const ModelDescription& model) {
-  if (model.torch_dtype == "float32") return {"F32", 4};
-  if (model.torch_dtype == "float16") return {"F16", 2};
+  if (model.stored_dtype() == "float32") return {"F32", 4};
+  if (model.stored_dtype() == "float16") return {"F16", 2};
   return {"BF16", 2};
 }
 
@@ -412,7 +412,14 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     bytes_by_dtype[dtype] = checked_add(bytes_by_dtype[dtype], bytes, "the storage size");
     storage.bytes = checked_add(storage.bytes, bytes, "the storage size");
   };
-  if (model.torch_dtype.empty()) storage.notes.push_back("config gives no torch_dtype: BF16 assumed");
+  if (model.torch_dtype.empty()) {
+    storage.notes.push_back(
+        model.unspecified_dtype.empty()
+            ? std::string("config gives no torch_dtype: BF16 assumed")
+            : fmt::format("config gives no torch_dtype: {} assumed, what this family's uploads "
+                          "saved before transformers wrote the key store",
+                          base_dtype(model).name));
+  }
 
   const std::int64_t routed_expert_params = component_count(params, "experts");
   // Router correction biases are F32 buffers whatever the checkpoint's dtype.

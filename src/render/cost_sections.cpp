@@ -30,6 +30,8 @@ std::string usd_text(double usd) {
   if (!std::isfinite(usd)) return "-";
   if (usd >= 1e15) return fmt::format("${:.2e}", usd);
   if (usd >= 100) return "$" + group_digits(std::llround(usd));
+  // Small models' cents and below (an encoder's million tokens): two significant digits.
+  if (usd > 0 && usd < 0.01) return fmt::format("${:.2g}", usd);
   return fmt::format("${:.2f}", usd);
 }
 
@@ -144,10 +146,16 @@ std::vector<std::string> training_run_lines(const Report& report) {
 
 std::string serving_title(const Report& report) {
   const ServingRequest& r = report.serving_request;
+  const std::string lengths =
+      report.model.encoder_only()
+          ? fmt::format(
+                "{} tokens per request, encoded in one forward pass per batch "
+                "(encoder-only: no KV cache, nothing generated)",
+                group_digits(r.context_in))
+          : fmt::format("{} in + {} out tokens per request", group_digits(r.context_in),
+                        group_digits(r.context_out));
   std::string title = fmt::format(
-      "{} in + {} out tokens per request; roofline x efficiency (bandwidth {:.2f} --mbu, compute "
-      "{:.2f} --serve-mfu)",
-      group_digits(r.context_in), group_digits(r.context_out),
+      "{}; roofline x efficiency (bandwidth {:.2f} --mbu, compute {:.2f} --serve-mfu)", lengths,
       report.cost.serve_bandwidth_efficiency, report.cost.serve_compute_efficiency);
   if (r.min_user_tps > 0) title += fmt::format("; best = every user >= {} tok/s", rate_text(r.min_user_tps));
   return title;
@@ -155,8 +163,18 @@ std::string serving_title(const Report& report) {
 
 Table serving_cards_table(const Report& report) {
   Table table;
-  table.header = {"card", "GPUs", "compute", "max users", "1 user tok/s", "best users",
-                  "tok/s total", "tok/s/user", "$/M out tok", "TTFT"};
+  // An encoder's users are the sequences of a batch; its TTFT is one sequence's latency.
+  const bool encoder = report.model.encoder_only();
+  table.header = {"card",
+                  "GPUs",
+                  "compute",
+                  encoder ? "max batch" : "max users",
+                  "1 user tok/s",
+                  encoder ? "best batch" : "best users",
+                  "tok/s total",
+                  "tok/s/user",
+                  encoder ? "$/M in tok" : "$/M out tok",
+                  encoder ? "latency" : "TTFT"};
   for (const ServingPlan& plan : report.serving) {
     if (!plan.blocker.empty()) {
       table.rows.push_back({plan.gpu, group_digits(plan.gpus), "cannot: " + plan.blocker, "", "",
@@ -187,8 +205,14 @@ Table serving_cards_table(const Report& report) {
 
 Table serving_points_table(const Report& report) {
   Table table;
-  table.header = {"users", "tok/s/user", "tok/s total", "bound tok/s total", "step", "limit",
-                  "read/step/GPU"};
+  const bool encoder = report.model.encoder_only();
+  table.header = {encoder ? "batch" : "users",
+                  "tok/s/user",
+                  "tok/s total",
+                  "bound tok/s total",
+                  encoder ? "pass" : "step",
+                  "limit",
+                  encoder ? "read/pass/GPU" : "read/step/GPU"};
   if (report.serving.empty()) return table;
   for (const ServingPoint& p : report.serving.front().points) {
     table.rows.push_back({group_digits(p.concurrency), rate_text(p.user_tokens_per_s),

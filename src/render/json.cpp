@@ -122,6 +122,8 @@ Json serving_plan_json(const ServingPlan& plan) {
               {"max_concurrency", plan.max_concurrency},
               {"ttft_s", plan.ttft_seconds}};
   if (!plan.blocker.empty()) out["blocker"] = plan.blocker;
+  // An encoder's points are batches of whole sequences, its tokens the ones encoded.
+  if (plan.encoder) out["workload"] = "encode";
   Json points = Json::array();
   for (const ServingPoint& p : plan.points) points.push_back(serving_point_json(p));
   out["points"] = std::move(points);

@@ -162,7 +162,12 @@ Facts model_facts(const Report& report) {
                                            ? fmt::format(", max {} tokens",
                                                          model.max_position_embeddings)
                                            : ""));
-  if (!model.torch_dtype.empty()) facts.emplace_back("checkpoint dtype", model.torch_dtype);
+  if (!model.torch_dtype.empty()) {
+    facts.emplace_back("checkpoint dtype", model.torch_dtype);
+  } else if (!model.unspecified_dtype.empty()) {
+    facts.emplace_back("checkpoint dtype",
+                       model.unspecified_dtype + " (assumed: the config names none)");
+  }
   return facts;
 }
 
@@ -268,9 +273,12 @@ Table memory_table(const Report& report) {
         report.memory.lora);
   }
   if (shown("serve")) {
-    row(fmt::format("serve ({} weights, {} KV, {} x {} tokens)",
-                    report.serve_weight_format,
-                    dtype_info(a.kv_dtype).name, a.concurrency, a.context),
+    // An encoder caches nothing: its row names the batch it encodes.
+    row(report.model.encoder_only()
+            ? fmt::format("serve ({} weights, encode {} x {} tokens)", report.serve_weight_format,
+                          a.concurrency, a.context)
+            : fmt::format("serve ({} weights, {} KV, {} x {} tokens)", report.serve_weight_format,
+                          dtype_info(a.kv_dtype).name, a.concurrency, a.context),
         report.memory.serve);
   }
   return table;
@@ -370,6 +378,10 @@ std::string workload_line(const Report& report) {
 
 std::string kv_line(const Report& report) {
   const MemoryAssumptions& a = report.assumptions;
+  if (report.model.encoder_only()) {
+    return "KV cache: none (encoder-only: each batch is encoded whole in one forward pass, "
+           "nothing is generated)";
+  }
   std::string kinds;
   for (const Stack& stack : report.model.stacks) {
     if (stack.vision || stack.mtp || !stack.causal) continue;
@@ -485,7 +497,10 @@ std::string context_line(const Report& report) {
   const std::int64_t concurrency = report.assumptions.concurrency;
   std::string line = fmt::format("Longest context on one {} at {} concurrent request(s): ",
                                  report.cards.front().id, group_digits(concurrency));
-  if (report.longest_context == 0) return line + "none (the weights leave no room for KV)";
+  if (report.longest_context == 0) {
+    return line + (report.model.encoder_only() ? "none (the weights leave no room for a sequence)"
+                                               : "none (the weights leave no room for KV)");
+  }
   line += fmt::format("{} tokens", group_digits(report.longest_context));
   return line + beyond_positions(report, report.longest_context);
 }
@@ -535,6 +550,26 @@ std::string concurrency_line(const Report& report) {
   const ModeMemory& serve = report.memory.serve;
   const MemoryBreakdown& b = serve.breakdown;
   const std::int64_t concurrency = card.serve.fits ? card.serve.max_batch : 0;
+  const std::string graphs =
+      report.assumptions.cuda_graph_bytes > 0
+          ? fmt::format(" - CUDA graphs {}", format_bytes(report.assumptions.cuda_graph_bytes))
+          : std::string();
+  if (report.model.encoder_only()) {
+    // No cache: a sequence costs its share of the batch's forward pass.
+    const double sequences = serve.per_sequence_bytes > 0
+                                 ? static_cast<double>(card.budget_bytes - serve.fixed_bytes) /
+                                       static_cast<double>(serve.per_sequence_bytes)
+                                 : 0.0;
+    return fmt::format(
+        "Encoding on one {} at {} tokens per sequence: a batch of {} sequence(s) = (budget {} [{} "
+        "usable less {:.0f}% headroom] - weights {} - CUDA context {}{}) / (the forward pass's "
+        "activations {} a sequence) = {:.2f}, rounded down",
+        card.id, group_digits(report.assumptions.context), group_digits(concurrency),
+        format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
+        report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),
+        format_bytes(report.assumptions.cuda_context_bytes), graphs,
+        format_bytes(serve.per_sequence_bytes), sequences < 0 ? 0.0 : sequences);
+  }
   const std::int64_t kv = serve.per_sequence_bytes - report.memory.ssm_state_bytes_per_sequence;
   std::string per_request = fmt::format("KV {}", format_bytes(kv));
   if (report.memory.ssm_state_bytes_per_sequence > 0) {
@@ -552,11 +587,8 @@ std::string concurrency_line(const Report& report) {
       card.id, group_digits(report.assumptions.context), concurrency,
       format_bytes(card.budget_bytes), format_bytes(card.memory_bytes),
       report.assumptions.headroom_fraction * 100.0, format_bytes(b.weights),
-      format_bytes(report.assumptions.cuda_context_bytes),
-      report.assumptions.cuda_graph_bytes > 0
-          ? fmt::format(" - CUDA graphs {}", format_bytes(report.assumptions.cuda_graph_bytes))
-          : std::string(),
-      format_bytes(b.activations), per_request, ratio < 0 ? 0.0 : ratio);
+      format_bytes(report.assumptions.cuda_context_bytes), graphs, format_bytes(b.activations),
+      per_request, ratio < 0 ? 0.0 : ratio);
 }
 
 std::vector<std::string> stored_extra_lines(const Report& report) {

@@ -199,8 +199,29 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
   if (fit(a.context, request.context_given, "--context", "serving context")) {
     if (request.job && request.job->mode == JobMode::serve) request.job->context = a.context;
   }
-  // The serving cost's requests: prompt and completion share the table.
+  // The serving cost's requests: prompt and completion share the table; an encoder's request
+  // is its input alone.
   ServingRequest& serving = request.serving;
+  if (model.encoder_only()) {
+    if (learned && serving.context_in > limit) {
+      if (request.context_in_given) {
+        throw ConfigError(fmt::format(
+            "--context-in {} passes the model's {} learned positions (max_position_embeddings); "
+            "use --context-in {} or less",
+            serving.context_in, group_digits(limit), limit));
+      }
+      notes.push_back(fmt::format(
+          "serving requests cut to {} tokens, the model's learned positions (the default is {})",
+          group_digits(limit), group_digits(serving.context_in)));
+      serving.context_in = limit;
+    } else if (serving.context_in > limit) {
+      notes.push_back(fmt::format(
+          "serving requests of {} tokens pass the model's max_position_embeddings ({}): it was "
+          "trained on shorter sequences; the cost is estimated as asked",
+          group_digits(serving.context_in), group_digits(limit)));
+    }
+    return;
+  }
   const std::int64_t both = checked_add(serving.context_in, serving.context_out);
   if (learned && both > limit) {
     if (request.serving_lengths_given) {

@@ -58,6 +58,10 @@ struct ServingPlan {
   std::optional<double> usd_per_million_tokens;  ///< output tokens, at best
   double price_usd_per_hour = 0;      ///< per GPU
   std::string blocker;                ///< why nothing can be served (empty when something can)
+  /// An encoder-only model: each request is one sequence of context_in tokens encoded in one
+  /// forward pass over the batch; a point's concurrency is the batch, its step the batch's
+  /// latency, tokens per second count the tokens encoded (no output tokens).
+  bool encoder = false;
 };
 
 /// The weights, KV and SSM dtypes come from `serve_job` (weight_bytes, kv_dtype) and `memory`

@@ -202,9 +202,19 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
 std::int64_t sampling_bytes(const ModelDescription& model, std::int64_t sequences,
                             std::int64_t tokens, const MemoryAssumptions& assumptions);
 
+/// Bytes an encoder-only model's forward pass holds for one sequence of `tokens` tokens on one
+/// of `tp` ranks: the forward pass's working set, an eager-only attention's score-sized tensors
+/// (eager_score_tensors x heads x tokens^2) and the head's output per token (an MLM's
+/// vocabulary, a token classifier's labels; nothing for a pooled head) (docs/memory.md,
+/// "Encoder serving").
+std::int64_t encoder_sequence_bytes(const ModelDescription& model, std::int64_t tokens,
+                                    std::int64_t tp, const MemoryAssumptions& assumptions);
+
 /// A serving engine's transient peak on one of `tp` ranks: the larger of the prefill's forward
 /// pass over min(context x concurrency, prefill_chunk_tokens) tokens and the sampling step over
-/// max(concurrency, max_num_seqs) sequences (rank 0 samples the whole vocabulary).
+/// max(concurrency, max_num_seqs) sequences (rank 0 samples the whole vocabulary). An
+/// encoder-only model encodes its `concurrency` sequences whole in one pass and samples
+/// nothing: concurrency x encoder_sequence_bytes.
 std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t context,
                                      std::int64_t concurrency, std::int64_t tp,
                                      const MemoryAssumptions& assumptions);

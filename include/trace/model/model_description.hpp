@@ -1,6 +1,7 @@
 #pragma once
 /// One typed description of a model, whatever config.json dialect it came from. Every family
 /// parser fills this; the layer graph, the parameter count and the memory estimate read only it.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -370,9 +371,20 @@ struct ModelDescription {
   /// transformers has no SDPA / flash path for this model's attention (DeBERTa): a training job
   /// keeps the score matrix whatever --attention says.
   bool eager_attention_only = false;
+  /// Score-sized tensors (heads x tokens x tokens) an eager-only attention holds at once in an
+  /// inference forward: the scores and their softmax (2); DeBERTa's disentangled attention adds
+  /// its content-to-position and position-to-content terms (docs/memory.md, "Encoder serving").
+  std::int64_t eager_score_tensors = 2;
   std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
   double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
   std::vector<Stack> stacks;
+  /// No text stack generates (BERT and the other encoder-only models): serving encodes whole
+  /// sequences in one forward pass, with no KV cache and no sampling step.
+  bool encoder_only() const {
+    return std::none_of(stacks.begin(), stacks.end(), [](const Stack& stack) {
+      return stack.causal && !stack.vision && !stack.mtp;
+    });
+  }
   /// Multi-token-prediction depths in the MTP stacks: each predicts one token further, through
   /// the shared head, with a loss of its own when trained (Megatron's --mtp-num-layers).
   std::int64_t mtp_depths = 0;
@@ -383,6 +395,14 @@ struct ModelDescription {
   std::vector<StoredExtra> stored_extras;
   std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
+  /// What the family's published uploads store when config.json names no dtype (configs from
+  /// before transformers wrote torch_dtype): "float32" for the BERT-era families, "float16" for
+  /// Microsoft's DeBERTa; empty: bf16 is assumed (docs/parameters.md, "Storage").
+  std::string unspecified_dtype;
+  /// torch_dtype, else unspecified_dtype.
+  const std::string& stored_dtype() const {
+    return torch_dtype.empty() ? unspecified_dtype : torch_dtype;
+  }
   std::optional<Quantization> quantization;  ///< absent: every tensor at torch_dtype
   std::string ssm_cache_dtype;  ///< mamba_ssm_cache_dtype when the config names one
   /// Dropout probabilities active in training (0 when the config names none): on the attention

@@ -49,6 +49,7 @@ struct ReportRequest {
   bool seq_len_given = false;
   bool context_given = false;
   bool serving_lengths_given = false;  ///< --context-in / --context-out (serving.context_*)
+  bool context_in_given = false;       ///< --context-in itself (an encoder's request is its input)
   bool include_cost = true;
 };
 

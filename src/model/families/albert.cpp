@@ -60,7 +60,8 @@ ModelDescription build_albert(const ConfigReader& config) {
   model.embedding_norm = layer_norm("embeddings.LayerNorm", embedding);
   model.has_lm_head = false;
   model.tie_word_embeddings = tied;
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype = "float32";  // albert-*-v2 store F32 (configs without torch_dtype)
   std::vector<ExtraParameter>& extras = model.extra_parameters;
   extras.push_back({"encoder.embedding_hidden_mapping_in", "embedding", "Linear",
                     linear_params(embedding, hidden)});

@@ -201,8 +201,10 @@ ModelDescription build_seq2seq(const ConfigReader& config, const Dialect& dialec
   model.embedding_dim = d;
   model.max_position_embeddings = positions;
   model.tie_word_embeddings = config.bool_or("tie_word_embeddings", true);
-  model.torch_dtype =
-      config.optional_string("torch_dtype").value_or(config.optional_string("dtype").value_or(""));
+  model.torch_dtype = read_torch_dtype(config);
+  // bart-*, mbart-large-*, opus-mt-*, pegasus-*, m2m100 / nllb-200 store F32 (configs without
+  // torch_dtype)
+  model.unspecified_dtype = "float32";
   if (config.bool_or("scale_embedding", dialect.scale_default)) {
     model.embedding_scale = std::sqrt(static_cast<double>(d));
   }

@@ -27,7 +27,9 @@ ModelDescription build_bert(const ConfigReader& config) {
   model.token_types = config.int_or({"type_vocab_size"}, 2, 0, k_max_vocab);
   model.embedding_norm = layer_norm("embeddings.LayerNorm", hidden);
   model.has_lm_head = false;
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype =
+      "float32";  // google-bert/bert-* store F32 (configs without torch_dtype)
 
   model.stacks.push_back(bert_encoder_stack(config, hidden, layers, intermediate));
 

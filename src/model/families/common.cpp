@@ -167,6 +167,11 @@ std::string fill_absent_keys(nlohmann::json& object, std::span<const KeyDefault>
   return used;
 }
 
+std::string read_torch_dtype(const ConfigReader& config) {
+  return config.optional_string("torch_dtype")
+      .value_or(config.optional_string("dtype").value_or(""));
+}
+
 std::string first_architecture(const ConfigReader& config) {
   if (!config.has("architectures")) return "";
   const nlohmann::json& list = config.json().at("architectures");
@@ -190,8 +195,7 @@ void fill_decoder_basics(ModelDescription& model, const ConfigReader& config, st
   model.embedding_dim = hidden;
   model.tie_word_embeddings = config.bool_or("tie_word_embeddings", tie_default);
   model.max_position_embeddings = config.int_or(position_keys, 0, 0, k_max_positions);
-  model.torch_dtype = config.optional_string("torch_dtype")
-                          .value_or(config.optional_string("dtype").value_or(""));
+  model.torch_dtype = read_torch_dtype(config);
 }
 
 // A note naming the keys this config leaves out and the config class's defaults that stand in.

@@ -77,7 +77,7 @@ PosAttention read_pos_att_type(const ConfigReader& config) {
 }
 
 std::string stored_dtype(const ConfigReader& config) {
-  const std::string dtype = config.optional_string("torch_dtype").value_or("");
+  const std::string dtype = read_torch_dtype(config);
   if (dtype == "float32") return "F32";
   if (dtype == "bfloat16") return "BF16";
   return "F16";  // Microsoft's uploads (config without torch_dtype) are float16
@@ -112,11 +112,19 @@ ModelDescription build(const ConfigReader& config, bool v2) {
   model.embedding_dim = embedding;
   model.max_position_embeddings = positions;
   model.has_lm_head = false;  // an MLM head reuses word_embeddings; its parts are extras below
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype = "float16";  // Microsoft's uploads (configs without torch_dtype)
   model.attention_dropout = config.optional_number("attention_probs_dropout_prob").value_or(0.0);
   model.hidden_dropout = config.optional_number("hidden_dropout_prob").value_or(0.0);
   model.embedding_norm = layer_norm("embeddings.LayerNorm", hidden);
   model.eager_attention_only = true;
+  // At the peak of an inference forward: the scores and, with relative attention, each term
+  // gathered to tokens x tokens, their running sum and its scaled temporary, then the sum with
+  // the scores (docs/memory.md, "Encoder serving"): 2 without, 3 with one term, 5 with both.
+  if (relative && (terms.c2p || terms.p2c)) {
+    model.eager_score_tensors =
+        2 + (terms.c2p ? 1 : 0) + (terms.p2c ? 1 : 0) + (terms.c2p && terms.p2c ? 1 : 0);
+  }
   model.notes.push_back(
       "transformers' DeBERTa has no SDPA / flash attention: a training job keeps every layer's "
       "score matrix, whatever --attention says");

@@ -46,7 +46,8 @@ ModelDescription build_distilbert(const ConfigReader& config) {
   model.embedding_norm = layer_norm("embeddings.LayerNorm", dim);
   model.has_lm_head = false;
   model.tie_word_embeddings = tied;
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype = "float32";  // distilbert-base-* store F32 (configs without torch_dtype)
   if (config.bool_or("sinusoidal_pos_embds", false)) {
     model.notes.push_back(
         "sinusoidal_pos_embds: the position table holds fixed sines and is frozen, but it is an "

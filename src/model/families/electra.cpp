@@ -33,7 +33,8 @@ ModelDescription build_electra(const ConfigReader& config) {
   model.max_position_embeddings = positions;
   model.embedding_norm = layer_norm("embeddings.LayerNorm", embedding);
   model.has_lm_head = false;
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype = "float32";  // google/electra-* store F32 (configs without torch_dtype)
   const auto add = [&](std::string name, const char* component, const char* op,
                        std::int64_t params) {
     model.extra_parameters.push_back({std::move(name), component, op, params});

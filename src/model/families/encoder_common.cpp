@@ -34,6 +34,13 @@ Stack bert_encoder_stack(const ConfigReader& config, std::int64_t hidden, std::i
                 "= true (cross-attention layers for an encoder-decoder) is not supported yet");
   }
   const HeadShape shape = read_head_shape(config, hidden, {"num_attention_heads"}, {}, false);
+  return post_norm_encoder_stack(config, hidden, layers, intermediate, shape,
+                                 "attention.output.LayerNorm");
+}
+
+Stack post_norm_encoder_stack(const ConfigReader& config, std::int64_t hidden,
+                              std::int64_t layers, std::int64_t intermediate,
+                              const HeadShape& shape, const char* attention_norm) {
   const std::string activation = config.optional_string("hidden_act").value_or("gelu");
   Stack stack;
   stack.name = "encoder";
@@ -43,8 +50,7 @@ Stack bert_encoder_stack(const ConfigReader& config, std::int64_t hidden, std::i
     block.attention = self_attention(hidden, shape, true, true);
     block.attention.name = "attention";
     block.mlp = Mlp{MlpKind::plain, activation, hidden, intermediate, true, true, false};
-    block.norms = {layer_norm("attention.output.LayerNorm", hidden),
-                   layer_norm("output.LayerNorm", hidden)};
+    block.norms = {layer_norm(attention_norm, hidden), layer_norm("output.LayerNorm", hidden)};
     block.post_norm = true;
     stack.blocks.push_back(std::move(block));
   }

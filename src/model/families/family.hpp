@@ -40,6 +40,7 @@ ModelDescription build_bert(const ConfigReader& config);
 ModelDescription build_roberta(const ConfigReader& config);
 ModelDescription build_xlm_roberta(const ConfigReader& config);
 ModelDescription build_camembert(const ConfigReader& config);
+ModelDescription build_mpnet(const ConfigReader& config);
 ModelDescription build_electra(const ConfigReader& config);
 ModelDescription build_distilbert(const ConfigReader& config);
 ModelDescription build_albert(const ConfigReader& config);
@@ -190,6 +191,14 @@ struct HeadShape {
   std::int64_t num_kv_heads = 0;
   std::int64_t head_dim = 0;
 };
+
+/// The BERT encoder's blocks (bert_encoder_stack) over a head shape already read, the
+/// attention's norm named `attention_norm` (BERT: attention.output.LayerNorm; MPNet:
+/// attention.LayerNorm); no key is refused.
+Stack post_norm_encoder_stack(const ConfigReader& config, std::int64_t hidden,
+                              std::int64_t layers, std::int64_t intermediate,
+                              const HeadShape& shape, const char* attention_norm);
+
 /// head_dim comes from the `head_dim` key when `explicit_head_dim_allowed`, else
 /// `default_head_dim` when given (Gemma's config classes default it to 256), else hidden / heads.
 HeadShape read_head_shape(const ConfigReader& config, std::int64_t hidden,
@@ -266,6 +275,10 @@ std::string fill_absent_keys(nlohmann::json& object, std::span<const KeyDefault>
 
 /// The first class named in `architectures`, or "" when the config names none.
 std::string first_architecture(const ConfigReader& config);
+
+/// The checkpoint's dtype as config.json names it: torch_dtype, else dtype (what transformers
+/// writes from v4.56 on), else "".
+std::string read_torch_dtype(const ConfigReader& config);
 
 /// Layer indices listed under `key` (e.g. Qwen-MoE's mlp_only_layers), each checked < layers.
 std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,

@@ -45,7 +45,7 @@ ModelDescription build_gemma3(const ConfigReader& config) {
         "text_config omits keys; transformers' Gemma3TextConfig defaults used: {}",
         defaults_used));
   }
-  if (model.torch_dtype.empty()) model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  if (model.torch_dtype.empty()) model.torch_dtype = read_torch_dtype(config);
 
   const ConfigReader vision = config.child("vision_config");
   // Gemma3Config reads every tower size from vision_config and builds no pooling head.

@@ -418,7 +418,7 @@ ModelDescription build_gemma3n(const ConfigReader& config) {
         fmt::format("text_config omits keys; Gemma3nTextConfig defaults used: {}", text_used));
   }
   if (model.torch_dtype.empty()) {
-    model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+    model.torch_dtype = read_torch_dtype(config);
   }
 
   nlohmann::json audio_json;

@@ -20,6 +20,8 @@ ModelDescription build_gpt2_like(const ConfigReader& config, bool bigcode) {
   HeadShape shape = read_head_shape(config, hidden, {"n_head", "num_attention_heads"}, {}, false);
   if (bigcode && config.bool_or("multi_query", true)) shape.num_kv_heads = 1;
   fill_decoder_basics(model, config, vocab, hidden, true);
+  model.unspecified_dtype =
+      "float32";  // gpt2-*, santacoder, octocoder store F32 (configs without torch_dtype)
   model.family = bigcode ? "GPT-BigCode (decoder-only, learned positions, LayerNorm, MQA)"
                          : "GPT-2 (decoder-only, learned positions, LayerNorm, GELU MLP)";
   model.position = PositionKind::learned;

@@ -89,6 +89,8 @@ ModelDescription build_gpt_neo(const ConfigReader& config) {
   }
 
   fill_decoder_basics(model, config, vocab, hidden, true, {"max_position_embeddings"});
+  model.unspecified_dtype =
+      "float32";  // EleutherAI/gpt-neo-* store F32 (configs without torch_dtype)
   model.family = "GPT-Neo (decoder-only, learned positions, LayerNorm, global/local attention)";
   model.position = PositionKind::learned;
   model.learned_positions = positions;

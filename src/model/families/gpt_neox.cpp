@@ -61,6 +61,7 @@ ModelDescription build_gptj(const ConfigReader& config) {
   const HeadShape shape =
       read_head_shape(config, hidden, {"n_head", "num_attention_heads"}, {}, false);
   fill_decoder_basics(model, config, vocab, hidden, false);
+  model.unspecified_dtype = "float32";  // EleutherAI/gpt-j-6b (main) stores F32
   model.family = "GPT-J (decoder-only, partial RoPE, parallel attention+MLP, LayerNorm)";
   model.position = PositionKind::rope;
   model.lm_head_bias = true;

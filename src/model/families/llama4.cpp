@@ -135,7 +135,7 @@ ModelDescription build_llama4(const ConfigReader& config) {
   ModelDescription model = build_llama4_language(config.child("text_config"));
   model.family = "Llama 4 multimodal (MoE text decoder + vision encoder + projector)";
   if (model.torch_dtype.empty()) {
-    model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+    model.torch_dtype = read_torch_dtype(config);
   }
   add_llama4_vision(config.child("vision_config"), model.hidden_size, model);
   return model;

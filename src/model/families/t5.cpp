@@ -37,7 +37,8 @@ ModelDescription build_t5(const ConfigReader& config) {
   model.position = PositionKind::relative_bias;
   model.tie_word_embeddings =
       config.bool_or("tie_word_embeddings", config.model_type() == "t5");
-  model.torch_dtype = config.optional_string("torch_dtype").value_or("");
+  model.torch_dtype = read_torch_dtype(config);
+  model.unspecified_dtype = "float32";  // t5-*, mt5-*, T0 store F32 (configs without torch_dtype)
 
   const HeadShape shape{heads, heads, head_dim};
   const auto make_attention = [&](const char* name, bool first, bool cross) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "tensor_lists.hpp"
 #include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -20,30 +21,7 @@
 
 namespace {
 
-using trace::checkpoint::ExpectedTensor;
-using trace::checkpoint::Inventory;
-using Shape = std::vector<std::int64_t>;
-
-struct Want {
-  Shape shape;
-  bool buffer = false;  // stored by some uploads only, not a parameter
-};
-using Wanted = std::map<std::string, Want>;
-
-Inventory fixture_inventory(const std::string& config) {
-  return trace::checkpoint::build_inventory(trace::test::fixture(config));
-}
-
-// A Linear with a bias: weight [out, in], bias [out].
-void linear(Wanted& want, const std::string& at, std::int64_t out, std::int64_t in) {
-  want[at + ".weight"] = {{out, in}};
-  want[at + ".bias"] = {{out}};
-}
-
-void layer_norm(Wanted& want, const std::string& at, std::int64_t width) {
-  want[at + ".weight"] = {{width}};
-  want[at + ".bias"] = {{width}};
-}
+using namespace trace::test::tensors;
 
 // BertLayer (RobertaLayer and ElectraLayer are copies): 16 tensors.
 void bert_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
@@ -150,45 +128,6 @@ Wanted bart_body(std::int64_t vocab, int layers, std::int64_t d, std::int64_t ff
     bart_layers(want, stack, layers, d, ffn);
   }
   return want;
-}
-
-std::int64_t elements(const Shape& shape) {
-  std::int64_t n = 1;
-  for (const std::int64_t dim : shape) n *= dim;
-  return n;
-}
-
-// The inventory holds exactly `want` (names, shapes, which are buffers); returns the elements
-// of its parameter tensors (buffers left out).
-std::int64_t check_exact(const Inventory& inventory, const Wanted& want) {
-  CHECK(inventory.complete);
-  CHECK(inventory.gaps.empty());
-  std::int64_t parameters = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) {
-    INFO(tensor.name);
-    const auto it = want.find(tensor.name);
-    CHECK(it != want.end());  // nothing the upload does not hold
-    if (it == want.end()) continue;
-    CHECK(tensor.shape == it->second.shape);
-    CHECK(tensor.buffer == it->second.buffer);
-    if (!tensor.buffer) parameters += elements(tensor.shape);
-  }
-  for (const auto& [name, wanted] : want) {
-    INFO(name);
-    const auto found =
-        std::count_if(inventory.tensors.begin(), inventory.tensors.end(),
-                      [&](const ExpectedTensor& tensor) { return tensor.name == name; });
-    CHECK(found == 1);  // listed once
-  }
-  CHECK(inventory.tensors.size() == want.size());
-  return parameters;
-}
-
-const ExpectedTensor& tensor_named(const Inventory& inventory, const std::string& name) {
-  const auto it = std::find_if(inventory.tensors.begin(), inventory.tensors.end(),
-                               [&](const ExpectedTensor& t) { return t.name == name; });
-  REQUIRE(it != inventory.tensors.end());
-  return *it;
 }
 
 }  // namespace

@@ -70,14 +70,19 @@ constexpr Golden k_golden[] = {
     {"google--electra-base-discriminator.reconstructed.json", "electra", 109'483'009},
     {"google--electra-large-discriminator.reconstructed.json", "electra", 335'142'913},
     {"google--electra-small-generator.reconstructed.json", "electra", 13'546'682},
+    // MPNet (SOURCES-mpnet.md): all-mpnet-base-v2 is its Hub safetensors total 109,486,978 less
+    // the 514 I64 position_ids (its config names MPNetForMaskedLM; the checkpoint is MPNetModel);
+    // microsoft/mpnet-base is a hand derivation over MPNetForMaskedLM's tensor list.
+    {"microsoft--mpnet-base.reconstructed.json", "mpnet", 109'518'527},
+    {"sentence-transformers--all-mpnet-base-v2.reconstructed.json", "mpnet", 109'486'464},
     // DistilBERT: Hub safetensors totals; base-cased hand-derived over KerasHub's exact
     // DistilBertModel count 65,190,912 (SOURCES-distilbert-albert.md)
     {"distilbert--distilbert-base-uncased.json", "distilbert", 66'985'530},
     {"distilbert--distilbert-base-cased.reconstructed.json", "distilbert", 65'812'036},
     {"distilbert--distilbert-base-multilingual-cased.reconstructed.json", "distilbert",
      135'445'755},
-    {"distilbert--distilbert-base-uncased-finetuned-sst-2-english.reconstructed.json",
-     "distilbert", 66'955'010},
+    {"distilbert--distilbert-base-uncased-finetuned-sst-2-english.reconstructed.json", "distilbert",
+     66'955'010},
     // ALBERT: a tied parameter once; albert-base-v2's Hub total 11,842,272 also holds a duplicate
     // predictions.decoder.bias (30,000); large / xxlarge hand-derived over KerasHub's exact
     // AlbertModel counts 17,683,968 / 222,595,584
