@@ -151,6 +151,27 @@ ComputeDtype serving_compute_dtype(const ModelDescription& model, const MemoryAs
 
 namespace {
 
+// The sweep both workloads share: points at 1, 2, 4, ... and the memory cap (per replica), the
+// requested ones, the best point and its price per million tokens.
+template <typename PointAt>
+void sweep_points(ServingPlan& plan, const PointAt& point_at, const ServingRequest& request,
+                  std::optional<double> price_usd_per_hour) {
+  for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
+  plan.points.push_back(point_at(plan.max_concurrency));
+  for (const std::int64_t c : request.extra_concurrency) {
+    plan.requested_points.push_back(point_at(std::max<std::int64_t>(c, 1)));
+  }
+  plan.max_concurrency *= plan.replicas;
+  for (const ServingPoint& point : plan.points) {
+    if (point.user_tokens_per_s < request.min_user_tps) continue;
+    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
+  }
+  if (plan.best && price_usd_per_hour) {
+    plan.usd_per_million_tokens = *price_usd_per_hour * static_cast<double>(plan.gpus) /
+                                  (plan.best->total_tokens_per_s * 3600) * 1e6;
+  }
+}
+
 // An encoder's points: a batch of `concurrency` sequences of `tokens` tokens per replica, one
 // forward pass each, bound by its FLOPs (bidirectional attention over every key) or by reading
 // the weights once (docs/cost.md, "Encoder serving"). plan.max_concurrency is per replica here.
@@ -181,20 +202,7 @@ void plan_encoding(ServingPlan& plan, const ModelDescription& model, const Param
     point.total_tokens_per_s = replicas * b * length / point.step_seconds;
     return point;
   };
-  for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
-  plan.points.push_back(point_at(plan.max_concurrency));
-  for (const std::int64_t c : request.extra_concurrency) {
-    plan.requested_points.push_back(point_at(std::max<std::int64_t>(c, 1)));
-  }
-  plan.max_concurrency *= plan.replicas;
-  for (const ServingPoint& point : plan.points) {
-    if (point.user_tokens_per_s < request.min_user_tps) continue;
-    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
-  }
-  if (plan.best && price_usd_per_hour) {
-    plan.usd_per_million_tokens = *price_usd_per_hour * static_cast<double>(plan.gpus) /
-                                  (plan.best->total_tokens_per_s * 3600) * 1e6;
-  }
+  sweep_points(plan, point_at, request, price_usd_per_hour);
   plan.ttft_seconds = point_at(1).step_seconds;
 }
 
@@ -339,21 +347,7 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
     point.total_tokens_per_s = replicas * b / point.step_seconds;
     return point;
   };
-  for (std::int64_t c = 1; c < plan.max_concurrency; c *= 2) plan.points.push_back(point_at(c));
-  plan.points.push_back(point_at(plan.max_concurrency));
-  for (const std::int64_t c : request.extra_concurrency) {
-    plan.requested_points.push_back(point_at(std::max<std::int64_t>(c, 1)));
-  }
-  plan.max_concurrency *= plan.replicas;
-  for (const ServingPoint& point : plan.points) {
-    if (point.user_tokens_per_s < request.min_user_tps) continue;
-    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
-  }
-  if (plan.best && gpu.price_usd_per_hour) {
-    plan.usd_per_million_tokens =
-        *gpu.price_usd_per_hour * static_cast<double>(plan.gpus) /
-        (plan.best->total_tokens_per_s * 3600) * 1e6;
-  }
+  sweep_points(plan, point_at, request, gpu.price_usd_per_hour);
   const double prefill_compute =
       prompt_flops / tp / (plan.peak_flops_per_s * assumptions.serve_compute_efficiency);
   const double prefill_memory =
