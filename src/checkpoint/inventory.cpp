@@ -69,6 +69,9 @@ struct Naming {
   bool bias_optional = false;
   // The [1, max_position_embeddings] I64 buffer transformers < 4.31 saved (DeBERTa).
   std::string_view position_ids{};
+  // Marian, Pegasus: each stack's embed_positions is a fixed sinusoidal table the model rebuilds
+  // at load, which uploads may leave out (ExpectedTensor::droppable).
+  bool droppable_positions = false;
 };
 
 Naming plain_naming() { return {.label = "transformers (model.*)"}; }
@@ -153,7 +156,8 @@ std::vector<Rename> bert_layer_renames(Rename under_root) {
 // modeling_bert.py BertForPreTraining, as Google's uploads store it: bert.embeddings.*,
 // bert.encoder.layer.N.attention.self.{query,key,value}, attention.output.dense,
 // intermediate.dense, output.dense, bert.pooler.dense, cls.*; LayerNorms as gamma/beta (the TF
-// names kept).
+// names kept). The Builder spells them weight/bias for the other classes (below), and lists
+// the position_ids buffer uploads saved by transformers < 4.31 hold.
 Naming bert_naming() {
   return {.label = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
           .root = "bert.",
@@ -162,7 +166,8 @@ Naming bert_naming() {
           .layers = "encoder.layer",
           .positions = "embeddings.position_embeddings",
           .token_types = "embeddings.token_type_embeddings",
-          .gamma_beta = true};
+          .gamma_beta = true,
+          .buffers = Buffers::stored_extras};
 }
 
 // modeling_roberta.py (modeling_xlm_roberta.py and modeling_camembert.py copy it), as
@@ -321,6 +326,30 @@ Naming modernbert_naming() {
           .bias_optional = true};
 }
 
+// modeling_mpnet.py, as microsoft/mpnet-base (MPNetForMaskedLM) stores it: mpnet.embeddings.
+// {word_embeddings, position_embeddings, LayerNorm} (no token types), mpnet.encoder.
+// relative_attention_bias [buckets, heads], mpnet.encoder.layer.N.{attention.attn.{q,k,v,o},
+// attention.LayerNorm, intermediate.dense, output.dense, output.LayerNorm}, mpnet.pooler where
+// the class builds one, the heads at top level (lm_head.{dense, layer_norm, bias}: the decoder
+// weight is the tied word table; classifier.*, qa_outputs); the position_ids buffer uploads
+// saved by transformers < 4.31 hold. A bare MPNetModel (sentence-transformers) has no "mpnet.".
+Naming mpnet_naming() {
+  return {.label = "MPNet (mpnet.encoder.layer.N, attention.attn.q, relative_attention_bias)",
+          .root = "mpnet.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.attn.q."},
+                      {"", ".attention.k_proj.", ".attention.attn.k."},
+                      {"", ".attention.v_proj.", ".attention.attn.v."},
+                      {"", ".attention.o_proj.", ".attention.attn.o."},
+                      {"", ".mlp.up_proj.", ".intermediate.dense."},
+                      {"", ".mlp.down_proj.", ".output.dense."}},
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .under_root = {"encoder.", "pooler"}};
+}
+
 // modeling_gpt_oss.py GptOssMLP: mlp.router (weight, bias), mlp.experts holding every expert in
 // gate_up_proj / down_proj (+ _bias); openai's MXFP4 upload stores them as _blocks / _scales.
 Naming gpt_oss_naming() {
@@ -417,8 +446,10 @@ Naming naming_for(const std::string& type) {
     // Pegasus keep as frozen parameters (m2m_100's are a non-persistent buffer: none), Pegasus's
     // and M2M100's final layer_norm, and final_logits_bias where the class registers it.
     // convert_pegasus_tf_to_pytorch.py pops both sinusoidal tables before saving, so the
-    // google/pegasus-* uploads lack those two parameters.
+    // google/pegasus-* uploads lack those two parameters; MarianMTModel lists both in
+    // _keys_to_ignore_on_save. Whichever an upload holds reconciles.
     Naming naming = bart_naming();
+    naming.droppable_positions = type != "m2m_100";
     naming.label = type == "marian"    ? "Marian (model.shared, BART's layer names, sinusoids)"
                    : type == "pegasus" ? "Pegasus (model.shared, BART's layer names, layer_norm)"
                                        : "M2M100 (model.shared, BART's layer names, layer_norm)";
@@ -427,6 +458,7 @@ Naming naming_for(const std::string& type) {
   if (type == "albert") return albert_naming();
   if (type == "deberta" || type == "deberta-v2") return deberta_naming(type == "deberta-v2");
   if (type == "modernbert") return modernbert_naming();
+  if (type == "mpnet") return mpnet_naming();
   if (type == "gpt_oss") return gpt_oss_naming();
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
@@ -468,6 +500,15 @@ public:
       }
     }
     if (!naming_.inner_layers.empty()) read_layer_groups();
+    // gamma/beta survive only in Google's TF conversions, which hold the pre-training heads:
+    // transformers renames them at load, so a fine-tune or a sentence-transformers BertModel
+    // it saved stores weight/bias.
+    if (naming_.gamma_beta &&
+        std::none_of(model.extra_parameters.begin(), model.extra_parameters.end(),
+                     [](const ExtraParameter& extra) { return extra.name.starts_with("cls."); })) {
+      naming_.gamma_beta = false;
+      inventory_.naming = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm weight/bias)";
+    }
   }
 
   void build() {
@@ -486,11 +527,32 @@ public:
       add(renamed("lm_head") + ".bias", {model_.vocab_size}, base_.name, true);
     }
     emit_buffers();
+    if (model_.bare_base_model && !naming_.stack_layers) strip_root();
+    if (naming_.droppable_positions) {
+      for (ExpectedTensor& tensor : inventory_.tensors) {
+        if (tensor.name == "model.encoder.embed_positions.weight" ||
+            tensor.name == "model.decoder.embed_positions.weight") {
+          tensor.droppable = true;
+        }
+      }
+    }
     if (!naming_.mtp_after_layers) inventory_.main_layers = 0;
     inventory_.complete = inventory_.gaps.empty();
   }
 
 private:
+  // A bare *Model's state dict has no wrapper prefix: "bert.encoder.layer.0..." is stored as
+  // "encoder.layer.0..."; the heads it lacks never carried one.
+  void strip_root() {
+    const std::string_view prefix = naming_.root;
+    if (prefix.empty()) return;
+    for (ExpectedTensor& tensor : inventory_.tensors) {
+      if (tensor.name.starts_with(prefix)) tensor.name.erase(0, prefix.size());
+    }
+    if (inventory_.layer_prefix.starts_with(prefix)) inventory_.layer_prefix.erase(0, prefix.size());
+    inventory_.naming += " (bare base model: no wrapper prefix)";
+  }
+
   const Stack* main_stack() const {
     const Stack* main = nullptr;
     for (const Stack& stack : model_.stacks) {
@@ -1028,6 +1090,11 @@ private:
       add(name + ".bias", {out}, base_.name, true);
     } else if (extra.op == "Linear" && naming_.bias_optional && extra.params % in == 0) {
       add(name + ".weight", {extra.params / in, in}, base_.name, true);  // classifier_bias false
+    } else if (extra.op == "Embedding" && ends_with(name, "relative_attention_bias") &&
+               relative_bias_heads() > 0 && extra.params % relative_bias_heads() == 0) {
+      // MPNet's Embedding(relative_attention_num_buckets, heads): one bias per bucket and head.
+      add(name + ".weight", {extra.params / relative_bias_heads(), relative_bias_heads()},
+          base_.name, true);
     } else if (extra.op == "Embedding" && extra.params % width == 0) {
       add(name + ".weight", {extra.params / width, width}, base_.name, true);
     } else if (extra.op == "Conv1d" && extra.params > h &&
@@ -1045,6 +1112,11 @@ private:
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
     }
+  }
+
+  std::int64_t relative_bias_heads() const {
+    const Stack* main = main_stack();
+    return main != nullptr && !main->blocks.empty() ? main->blocks.front().attention.num_heads : 0;
   }
 
   // DeBERTa's per-layer position projections (and v1's talking-head mixers), one extra for all

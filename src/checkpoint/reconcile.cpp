@@ -179,10 +179,24 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
       }
     }
   }
+  std::vector<std::string> unstored;
   for (std::size_t i = 0; i < seen.size(); ++i) {
-    if (seen[i] || inventory.tensors[i].buffer) continue;
+    const ExpectedTensor& tensor = inventory.tensors[i];
+    if (seen[i] || tensor.buffer) continue;
+    if (tensor.droppable) {
+      // The upload left out a table the model rebuilds at load: expect what it holds.
+      const Totals dropped{1, tensor.elements(), tensor.bytes()};
+      for (Totals* totals : {&result.expected, &component(tensor.name).expected}) {
+        totals->tensors -= dropped.tensors;
+        totals->stored_elements -= dropped.stored_elements;
+        totals->bytes -= dropped.bytes;
+      }
+      result.unstored_params += tensor.logical_params;
+      unstored.push_back(tensor.name);
+      continue;
+    }
     ++result.only_in_trace_count;
-    result.only_in_trace.push_back(inventory.tensors[i].name);
+    result.only_in_trace.push_back(tensor.name);
   }
   std::sort(result.only_in_checkpoint.begin(), result.only_in_checkpoint.end());
   std::sort(result.only_in_trace.begin(), result.only_in_trace.end());
@@ -213,9 +227,16 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         "compressed-tensors; {}-bit): {} parameters",
         packed_int32, per_int32, options.packed_bits, packed_int32 * per_int32));
   }
+  if (result.unstored_params > 0) {
+    result.delta_params = result.logical_params - (trace_params - result.unstored_params);
+    result.explanations.push_back(fmt::format(
+        "{} parameters are fixed tables this upload does not store ({}): the model rebuilds them "
+        "at load; trace counts them, as num_parameters() does, and expects {} in the headers",
+        result.unstored_params, fmt::join(unstored, ", "), trace_params - result.unstored_params));
+  }
   if (buffer_elements > 0) {
     result.logical_params -= buffer_elements;
-    result.delta_params = result.logical_params - trace_params;
+    result.delta_params = result.logical_params - (trace_params - result.unstored_params);
     result.explanations.push_back(fmt::format(
         "{} elements are buffers this upload stores (causal masks, a tied embedding's copy): "
         "stored, but not parameters",

@@ -56,6 +56,7 @@ nlohmann::json checkpoint_json(const checkpoint::Reconciliation& r) {
       {"logical_params", r.logical_params},
       {"trace_params", r.trace_params},
       {"delta_params", r.delta_params},
+      {"unstored_params", r.unstored_params},
       {"expected", totals_json(r.expected)},
       {"delta",
        {{"tensors", r.found.tensors - r.expected.tensors},
@@ -64,7 +65,8 @@ nlohmann::json checkpoint_json(const checkpoint::Reconciliation& r) {
       {"inventory", {{"complete", r.inventory_complete}, {"naming", r.naming}, {"gaps", r.gaps}}},
       {"components", components},
       {"unmatched",
-       {{"only_in_checkpoint", {{"count", r.only_in_checkpoint_count}, {"names", r.only_in_checkpoint}}},
+       {{"only_in_checkpoint",
+         {{"count", r.only_in_checkpoint_count}, {"names", r.only_in_checkpoint}}},
         {"only_in_trace", {{"count", r.only_in_trace_count}, {"names", r.only_in_trace}}},
         {"mismatched", {{"count", r.mismatch_count}, {"tensors", mismatched}}}}},
       {"explanations", r.explanations},
@@ -81,7 +83,16 @@ std::string render_checkpoint_text(const checkpoint::Reconciliation& r) {
                        group_digits(found),
                        found == expected ? "0" : signed_count(found - expected) + percent(found - expected, expected));
   };
-  row("parameters", r.trace_params, r.logical_params);
+  if (r.unstored_params > 0) {
+    // trace's count holds tables this upload leaves out (a note names them): the delta is
+    // against what the upload should hold.
+    out +=
+        fmt::format("  {:<18}{:>22}{:>22}{:>26}\n", "parameters", group_digits(r.trace_params),
+                    group_digits(r.logical_params),
+                    r.delta_params == 0 ? "0 (tables not stored)" : signed_count(r.delta_params));
+  } else {
+    row("parameters", r.trace_params, r.logical_params);
+  }
   row("stored elements", r.expected.stored_elements, r.found.stored_elements);
   row("bytes", r.expected.bytes, r.found.bytes);
   row("tensors", r.expected.tensors, r.found.tensors);

@@ -19,6 +19,8 @@ const char* position_name(PositionKind kind) {
     case PositionKind::learned: return "learned";
     case PositionKind::alibi: return "alibi";
     case PositionKind::relative_bias: return "relative_bias";
+    case PositionKind::relative_embedding:
+      return "relative_embedding";
     case PositionKind::none: return "none";
   }
   return "none";

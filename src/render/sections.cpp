@@ -15,6 +15,8 @@ std::string position_text(const ModelDescription& model) {
     case PositionKind::learned: return fmt::format("learned ({} positions)", model.learned_positions);
     case PositionKind::alibi: return "ALiBi";
     case PositionKind::relative_bias: return "T5 relative bias";
+    case PositionKind::relative_embedding:
+      return "relative embeddings (disentangled attention)";
     case PositionKind::none: return "none";
   }
   return "none";
@@ -154,9 +156,15 @@ Facts model_facts(const Report& report) {
     }
     facts.emplace_back(stack.mtp ? "mtp" : stack.name, text);
   }
-  facts.emplace_back("vocabulary", fmt::format("{}, embeddings {}", model.vocab_size,
-                                               model.tie_word_embeddings ? "tied to the head"
-                                                                         : "untied"));
+  // An encoder's MLM decoder is a head of its own (not the lm_head); a pooled, token or QA head
+  // reads no vocabulary, so the word table only feeds the input.
+  const bool vocabulary_head =
+      model.has_lm_head || model.training_logits_width() == model.vocab_size;
+  facts.emplace_back("vocabulary",
+                     !vocabulary_head
+                         ? fmt::format("{}, input only (no LM head)", model.vocab_size)
+                         : fmt::format("{}, embeddings {}", model.vocab_size,
+                                       model.tie_word_embeddings ? "tied to the head" : "untied"));
   facts.emplace_back("positions", position_text(model) +
                                       (model.max_position_embeddings > 0
                                            ? fmt::format(", max {} tokens",

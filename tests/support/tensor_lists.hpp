@@ -39,6 +39,40 @@ inline void layer_norm(Wanted& want, const std::string& at, std::int64_t width) 
   want[at + ".bias"] = {{width}};
 }
 
+// One post-LayerNorm encoder layer as its modeling file names it: four biased h x h
+// projections (q, k, v, out), the attention's norm, the biased FFN in (h -> ffn) and out, the
+// output norm: 16 tensors under `at`.
+struct EncoderLayerNames {
+  std::vector<std::string> projections;  // q, k, v, out
+  std::string attention_norm;
+  std::string ffn_in;
+  std::string ffn_out;
+  std::string output_norm;
+};
+
+inline void encoder_layer(Wanted& want, const std::string& at, std::int64_t h, std::int64_t ffn,
+                          const EncoderLayerNames& names) {
+  for (const std::string& projection : names.projections) linear(want, at + projection, h, h);
+  layer_norm(want, at + names.attention_norm, h);
+  linear(want, at + names.ffn_in, ffn, h);
+  linear(want, at + names.ffn_out, h, ffn);
+  layer_norm(want, at + names.output_norm, h);
+}
+
+// BertLayer x L (RobertaLayer and ElectraLayer are copies) under `prefix` + "N.", LayerNorms
+// weight/bias.
+inline void bert_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
+                        std::int64_t ffn) {
+  const EncoderLayerNames bert{{"attention.self.query", "attention.self.key",
+                                "attention.self.value", "attention.output.dense"},
+                               "attention.output.LayerNorm",
+                               "intermediate.dense",
+                               "output.dense",
+                               "output.LayerNorm"};
+  for (int i = 0; i < layers; ++i)
+    encoder_layer(want, prefix + std::to_string(i) + ".", h, ffn, bert);
+}
+
 inline std::int64_t elements(const Shape& shape) {
   std::int64_t n = 1;
   for (const std::int64_t dim : shape) n *= dim;

@@ -23,6 +23,11 @@ struct ExpectedTensor {
   /// GPT-NeoX's masks and rotary inv_freq, Falcon's copy of the tied embedding): never reported
   /// missing, matched by name and shape (its dtype is the upload's), outside the storage estimate.
   bool buffer = false;
+  /// A parameter that uploads may leave out because the model rebuilds it at load (Marian's and
+  /// Pegasus's fixed sinusoidal position tables: MarianMTModel's _keys_to_ignore_on_save,
+  /// convert_pegasus_tf_to_pytorch.py). Counted by trace as num_parameters() counts it; never
+  /// reported missing; an upload without it should hold trace's count less its elements.
+  bool droppable = false;
   std::int64_t elements() const;
   std::int64_t bytes() const;
 };

@@ -40,10 +40,14 @@ struct Reconciliation {
   Totals expected;  ///< trace: the inventory, or the storage estimate when the inventory is partial
   Totals found;     ///< the headers
   /// Parameters the headers hold, unpacked by the packing rules (an NVFP4 byte is two, an I32
-  /// qweight 32 / bits) and without scales; trace's count; their difference (found - trace).
+  /// qweight 32 / bits) and without scales; trace's count; their difference (found - trace, less
+  /// the unstored parameters below).
   std::int64_t logical_params = 0;
   std::int64_t trace_params = 0;
   std::int64_t delta_params = 0;
+  /// Parameters of droppable tensors (inventory.hpp) this upload does not store: delta_params
+  /// compares the headers with trace_params less these.
+  std::int64_t unstored_params = 0;
   bool inventory_complete = false;
   std::string naming;
   std::vector<std::string> gaps;  ///< why the inventory is partial

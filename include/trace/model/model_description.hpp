@@ -24,10 +24,11 @@ struct Norm {
 };
 
 enum class PositionKind {
-  rope,           ///< rotary: no learned tensor
-  learned,        ///< an absolute position-embedding table
-  alibi,          ///< linear biases: no learned tensor
-  relative_bias,  ///< T5 bucketed relative bias tables
+  rope,                ///< rotary: no learned tensor
+  learned,             ///< an absolute position-embedding table
+  alibi,               ///< linear biases: no learned tensor
+  relative_bias,       ///< T5 bucketed relative bias tables
+  relative_embedding,  ///< DeBERTa's disentangled attention: a shared relative position table
   none,
 };
 
@@ -365,6 +366,10 @@ struct ModelDescription {
   /// labels (token classification), 2 (extractive QA), 1 (ELECTRA's discriminator), 0 (a head
   /// over the pooled sequence, or none). -1: the vocabulary (an LM or MLM head).
   std::int64_t head_logits_per_token = -1;
+  /// The config names the bare base class (BertModel, RobertaModel, MPNetModel: what
+  /// sentence-transformers saves): save_pretrained writes its tensors without the wrapper prefix
+  /// ("bert.", "mpnet.") the task classes add (checkpoint names: docs/checkpoint.md).
+  bool bare_base_model = false;
   std::int64_t training_logits_width() const {
     return head_logits_per_token >= 0 ? head_logits_per_token : vocab_size;
   }

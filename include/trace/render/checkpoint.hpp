@@ -10,7 +10,8 @@
 namespace trace {
 
 /// The reconciliation's keys of the `checkpoint` object: source, shards, tensors,
-/// stored_elements, bytes, by_dtype, logical_params, trace_params, delta_params, expected,
+/// stored_elements, bytes, by_dtype, logical_params, trace_params, delta_params,
+/// unstored_params, expected,
 /// delta, inventory, components, unmatched, explanations, agrees. Every count an integer.
 nlohmann::json checkpoint_json(const checkpoint::Reconciliation& reconciliation);
 

@@ -32,6 +32,10 @@ ModelDescription build_bert(const ConfigReader& config) {
       "float32";  // google-bert/bert-* store F32 (configs without torch_dtype)
 
   model.stacks.push_back(bert_encoder_stack(config, hidden, layers, intermediate));
+  model.stored_extras.push_back(StoredExtra{
+      "bert.embeddings.position_ids", 1, positions, "I64", false,
+      "a buffer saved by transformers < 4.31 (fine-tunes and sentence-transformers models of "
+      "those years store it; Google's conversions do not); never a parameter"});
 
   const std::int64_t dense = linear_params(hidden, hidden);
   const std::string architecture = first_architecture(config);
@@ -46,9 +50,18 @@ ModelDescription build_bert(const ConfigReader& config) {
         {"cls.predictions.transform.LayerNorm", "norm", "LayerNorm", 2 * hidden});
     model.extra_parameters.push_back({"cls.predictions.bias", "head", "Bias", vocab});
     model.extra_parameters.push_back({"cls.seq_relationship", "head", "Linear", 2 * hidden + 2});
-    model.notes.push_back(
+    // BertLMPredictionHead.decoder: Linear(hidden, vocab, bias=False), tied unless the config
+    // unties it (its bias is cls.predictions.bias either way).
+    model.tie_word_embeddings = config.bool_or("tie_word_embeddings", true);
+    if (!model.tie_word_embeddings) {
+      model.extra_parameters.push_back(
+          {"cls.predictions.decoder", "head", "Linear", checked_mul(vocab, hidden)});
+    }
+    model.notes.push_back(fmt::format(
         "counted with the pre-training heads (pooler, cls.predictions, cls.seq_relationship) that "
-        "Google's BERT checkpoints hold; the MLM decoder is tied to the word embeddings");
+        "Google's BERT checkpoints hold; the MLM decoder is {}",
+        model.tie_word_embeddings ? "tied to the word embeddings"
+                                  : "a matrix of its own (tie_word_embeddings is false)"));
   } else if (architecture == "BertForSequenceClassification") {
     model.extra_parameters.push_back(
         {"classifier", "head", "Linear", linear_params(hidden, classifier_labels(config))});
@@ -65,7 +78,7 @@ ModelDescription build_bert(const ConfigReader& config) {
                             "BertForQuestionAnswering",
                             architecture));
   }
-  set_head_logits(model, architecture, config);
+  set_head_logits(model, architecture, config, "bert.");
   return model;
 }
 

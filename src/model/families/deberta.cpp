@@ -131,7 +131,7 @@ ModelDescription build(const ConfigReader& config, bool v2) {
 
   // Tables of width E count through the model fields when E == hidden (their only width there).
   model.position = absolute   ? PositionKind::learned
-                   : relative ? PositionKind::relative_bias
+                   : relative ? PositionKind::relative_embedding
                               : PositionKind::none;
   if (absolute && embedding == hidden) {
     model.learned_positions = positions;
@@ -232,6 +232,7 @@ ModelDescription build(const ConfigReader& config, bool v2) {
   const std::string architecture = first_architecture(config);
   const auto add_mlm = [&](const char* name) {
     // dense hidden -> E, LayerNorm(E), a vocab bias; the decoder is word_embeddings (tied).
+    model.tie_word_embeddings = true;
     model.extra_parameters.push_back(
         {fmt::format("{}.dense", name), "head", "Linear", linear_params(hidden, embedding, true)});
     model.extra_parameters.push_back(

@@ -75,7 +75,8 @@ ModelDescription build_electra(const ConfigReader& config) {
     add("generator_predictions.dense", "head", "Linear", linear_params(hidden, embedding));
     add("generator_predictions.LayerNorm", "norm", "LayerNorm", 2 * embedding);
     add("generator_lm_head.bias", "head", "Bias", vocab);
-    if (!config.bool_or("tie_word_embeddings", true)) {
+    model.tie_word_embeddings = config.bool_or("tie_word_embeddings", true);
+    if (!model.tie_word_embeddings) {
       add("generator_lm_head", "head", "Linear", checked_mul(vocab, embedding));
     }
   } else if (head == "ElectraForSequenceClassification") {

@@ -66,7 +66,7 @@ std::int64_t classifier_labels(const ConfigReader& config) {
 }
 
 void set_head_logits(ModelDescription& model, std::string_view architecture,
-                     const ConfigReader& config) {
+                     const ConfigReader& config, std::string_view wrapper_prefix) {
   if (architecture.ends_with("ForSequenceClassification") ||
       architecture.ends_with("ForMultipleChoice") || architecture.ends_with("Model")) {
     model.head_logits_per_token = 0;  // a head over the pooled sequence, or none
@@ -74,6 +74,15 @@ void set_head_logits(ModelDescription& model, std::string_view architecture,
     model.head_logits_per_token = classifier_labels(config);
   } else if (architecture.ends_with("ForQuestionAnswering")) {
     model.head_logits_per_token = 2;  // span start and end
+  }
+  // "BertModel", not "BertLMHeadModel" or "BertForMaskedLM".
+  model.bare_base_model =
+      architecture.ends_with("Model") && architecture.find("For") == std::string_view::npos &&
+      !architecture.ends_with("LMHeadModel") && !architecture.ends_with("PreTrainedModel");
+  if (model.bare_base_model && !wrapper_prefix.empty()) {
+    for (StoredExtra& extra : model.stored_extras) {
+      if (extra.name.starts_with(wrapper_prefix)) extra.name.erase(0, wrapper_prefix.size());
+    }
   }
 }
 

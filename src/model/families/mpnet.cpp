@@ -117,6 +117,7 @@ ModelDescription build_mpnet(const ConfigReader& config) {
       "a buffer saved by transformers < 4.31 (all-mpnet-base-v2 stores it); never a parameter"});
 
   if (head == "MPNetForMaskedLM") {
+    model.tie_word_embeddings = tied;
     add("lm_head.dense", "head", "Linear", dense);
     add("lm_head.layer_norm", "norm", "LayerNorm", 2 * hidden);
     add("lm_head.bias", "head", "Bias", vocab);

@@ -72,7 +72,8 @@ ModelDescription build(const ConfigReader& config, const Variant& variant) {
     add("lm_head.dense", "head", "Linear", dense);
     add("lm_head.layer_norm", "norm", "LayerNorm", 2 * hidden);
     add("lm_head.bias", "head", "Bias", vocab);
-    if (!config.bool_or("tie_word_embeddings", true)) {
+    model.tie_word_embeddings = config.bool_or("tie_word_embeddings", true);
+    if (!model.tie_word_embeddings) {
       add("lm_head.decoder", "head", "Linear", checked_mul(vocab, hidden));
     }
     if (suffix == "ForMaskedLM" && variant.mlm_upload_pooler) {
@@ -102,7 +103,7 @@ ModelDescription build(const ConfigReader& config, const Variant& variant) {
                             "{p}ForMultipleChoice",
                             head, fmt::arg("p", prefix)));
   }
-  set_head_logits(model, head, config);
+  set_head_logits(model, head, config, "roberta.");
   return model;
 }
 

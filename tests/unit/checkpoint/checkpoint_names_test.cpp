@@ -224,8 +224,12 @@ TEST_CASE("BERT: bert.encoder.layer.N, gamma/beta LayerNorms, pre-training heads
   check_tensor(inventory, "cls.predictions.bias", {30522});
   check_tensor(inventory, "cls.seq_relationship.weight", {2, 768});
   check_absent(inventory, "cls.predictions.decoder.weight");
-  // 5 embedding tensors + 12 x 16 + pooler 2 + transform 4 + bias 1 + seq_relationship 2.
-  CHECK(inventory.tensors.size() == 206);
+  // 5 embedding tensors + 12 x 16 + pooler 2 + transform 4 + bias 1 + seq_relationship 2, and
+  // the position_ids buffer later transformers saved (listed, never reported missing).
+  CHECK(inventory.tensors.size() == 206 + 1);
+  const ExpectedTensor* position_ids = find_tensor(inventory, "bert.embeddings.position_ids");
+  REQUIRE(position_ids != nullptr);
+  CHECK(position_ids->buffer);
 }
 
 TEST_CASE("gpt-oss: MXFP4 stacked experts, router, sinks", "[checkpoint][names]") {

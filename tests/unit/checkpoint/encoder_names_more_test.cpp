@@ -56,13 +56,12 @@ std::int64_t stored_tensors(const Wanted& want) {
 
 // AlbertLayer under albert.encoder.albert_layer_groups.G.albert_layers.K: 16 tensors.
 void albert_layer(Wanted& want, const std::string& at, std::int64_t h, std::int64_t ffn) {
-  for (const char* projection : {"query", "key", "value", "dense"}) {
-    linear(want, at + "attention." + projection, h, h);
-  }
-  layer_norm(want, at + "attention.LayerNorm", h);
-  linear(want, at + "ffn", ffn, h);
-  linear(want, at + "ffn_output", h, ffn);
-  layer_norm(want, at + "full_layer_layer_norm", h);
+  encoder_layer(want, at, h, ffn,
+                {{"attention.query", "attention.key", "attention.value", "attention.dense"},
+                 "attention.LayerNorm",
+                 "ffn",
+                 "ffn_output",
+                 "full_layer_layer_norm"});
 }
 
 // AlbertForMaskedLM as the albert/* v2 uploads store it, one group of one layer: embeddings
@@ -225,28 +224,29 @@ TEST_CASE("ALBERT large and xxlarge: the same tensors, 24 and 12 runs of one sto
 TEST_CASE("ALBERT groups: albert_layer_groups.G.albert_layers.K from the layer runs",
           "[checkpoint][names][encoder]") {
   // 4 runs over 2 groups of 2 inner layers: runs 0 and 2 own groups 0 and 1 (AlbertTransformer:
-  // group = run / (layers / groups)), each storing albert_layers.0 and .1.
+  // group = run / (layers / groups)), each storing albert_layers.0 and .1. A bare AlbertModel
+  // upload has no "albert." prefix.
   const std::string grouped = R"({"model_type": "albert", "architectures": ["AlbertModel"],
     "vocab_size": 100, "embedding_size": 16, "hidden_size": 32, "num_hidden_layers": 4,
     "num_attention_heads": 4, "intermediate_size": 64, "max_position_embeddings": 8,
     "num_hidden_groups": 2, "inner_group_num": 2, "torch_dtype": "float32"})";
   const Inventory inventory = text_inventory(grouped);
   Wanted want;
-  weight(want, "albert.embeddings.word_embeddings", {100, 16});
-  weight(want, "albert.embeddings.position_embeddings", {8, 16});
-  weight(want, "albert.embeddings.token_type_embeddings", {2, 16});
-  layer_norm(want, "albert.embeddings.LayerNorm", 16);
-  want["albert.embeddings.position_ids"] = {{1, 8}, true};
-  linear(want, "albert.encoder.embedding_hidden_mapping_in", 32, 16);
+  weight(want, "embeddings.word_embeddings", {100, 16});
+  weight(want, "embeddings.position_embeddings", {8, 16});
+  weight(want, "embeddings.token_type_embeddings", {2, 16});
+  layer_norm(want, "embeddings.LayerNorm", 16);
+  want["embeddings.position_ids"] = {{1, 8}, true};
+  linear(want, "encoder.embedding_hidden_mapping_in", 32, 16);
   for (const char* group : {"0", "1"}) {
     for (const char* inner : {"0", "1"}) {
-      albert_layer(want,
-                   std::string("albert.encoder.albert_layer_groups.") + group + ".albert_layers." +
-                       inner + ".",
-                   32, 64);
+      albert_layer(
+          want,
+          std::string("encoder.albert_layer_groups.") + group + ".albert_layers." + inner + ".", 32,
+          64);
     }
   }
-  linear(want, "albert.pooler", 32, 32);
+  linear(want, "pooler", 32, 32);
   check_exact(inventory, want);
 
   // Every run owning weights (num_hidden_groups = num_hidden_layers) reads the same as one group
@@ -447,6 +447,8 @@ TEST_CASE("Marian (opus-mt-en-de): BART's layer names, sinusoidal tables, final_
   const std::int64_t parameters = check_exact(inventory, want);
   CHECK(parameters == 74'410'496);
   CHECK(parameters - 2 * 512 * 512 == 73'886'208);
+  // MarianMTModel's _keys_to_ignore_on_save names both tables: a re-saved upload lacks them.
+  CHECK(tensor_named(inventory, "model.decoder.embed_positions.weight").droppable);
 }
 
 TEST_CASE("Marian with its own decoder table: model.decoder.embed_tokens is a parameter",
@@ -470,15 +472,20 @@ TEST_CASE("Pegasus (pegasus-large): final layer_norm per stack; the upload lacks
   // V 96103, d 1024, 16 + 16 layers, ffn 4096, 1024 positions; 570,797,056 parameters, the two
   // 1024 x 1024 sinusoidal tables included (frozen nn.Parameters, as num_parameters() counts).
   // convert_pegasus_tf_to_pytorch.py pops model.{encoder,decoder}.embed_positions.weight before
-  // torch.save, so google/pegasus-* hold 568,699,904 parameters and reconciling one reports the
-  // two tables as only in trace: the inventory follows trace's count, not the upload, here.
+  // torch.save, so google/pegasus-* hold 568,699,904 parameters: the inventory follows trace's
+  // count and marks both tables droppable, so reconciling either kind of upload agrees.
   const Inventory inventory = fixture_inventory("google--pegasus-large.reconstructed.json");
   Wanted want = seq2seq_generation(96103, 16, 1024, 4096, 1024, true);
   want["final_logits_bias"] = {{1, 96103}, true};
   const std::int64_t parameters = check_exact(inventory, want);
   CHECK(parameters == 570'797'056);
   CHECK(parameters - 2 * 1024 * 1024 == 568'699'904);
-  CHECK_FALSE(tensor_named(inventory, "model.encoder.embed_positions.weight").buffer);
+  for (const char* table :
+       {"model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight"}) {
+    CHECK_FALSE(tensor_named(inventory, table).buffer);
+    CHECK(tensor_named(inventory, table).droppable);
+  }
+  CHECK_FALSE(tensor_named(inventory, "model.encoder.layers.0.fc1.weight").droppable);
 }
 
 TEST_CASE("M2M100 and NLLB: no stored position table, no final_logits_bias",

@@ -23,22 +23,6 @@ namespace {
 
 using namespace trace::test::tensors;
 
-// BertLayer (RobertaLayer and ElectraLayer are copies): 16 tensors.
-void bert_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
-                 std::int64_t ffn) {
-  for (int i = 0; i < layers; ++i) {
-    const std::string at = prefix + std::to_string(i) + ".";
-    linear(want, at + "attention.self.query", h, h);
-    linear(want, at + "attention.self.key", h, h);
-    linear(want, at + "attention.self.value", h, h);
-    linear(want, at + "attention.output.dense", h, h);
-    layer_norm(want, at + "attention.output.LayerNorm", h);
-    linear(want, at + "intermediate.dense", ffn, h);
-    linear(want, at + "output.dense", h, ffn);
-    layer_norm(want, at + "output.LayerNorm", h);
-  }
-}
-
 // RobertaEmbeddings and RobertaLayer x L under roberta.*, with the position_ids buffer some
 // uploads hold.
 Wanted roberta_body(std::int64_t vocab, int layers, std::int64_t h, std::int64_t ffn,

@@ -50,7 +50,8 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
                             model.model_type == "distilbert" || model.model_type == "electra" ||
                             model.model_type == "bart" || model.model_type == "mbart" ||
                             model.model_type == "albert" || model.model_type == "deberta" ||
-                            model.model_type == "deberta-v2" || model.model_type == "modernbert";
+                            model.model_type == "deberta-v2" || model.model_type == "modernbert" ||
+                            model.model_type == "mpnet";
   if (!model.quantization && !biased_heads) {
     CHECK(tensors == trace::layout::tensor_count(model));
   }

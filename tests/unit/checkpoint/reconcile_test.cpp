@@ -453,3 +453,93 @@ TEST_CASE("a compressed-tensors W4A16 checkpoint reconciles with no bogus delta"
   CHECK(r.mismatch_count == 0);
   CHECK(r.agrees());
 }
+
+namespace {
+
+// A small PegasusForConditionalGeneration: vocab 100, d_model 16, one encoder and one decoder
+// layer, ffn 32, 8 positions, float32, the shared table tied to the head.
+constexpr const char* k_tiny_pegasus = R"({
+  "model_type": "pegasus", "architectures": ["PegasusForConditionalGeneration"],
+  "vocab_size": 100, "d_model": 16, "encoder_layers": 1, "decoder_layers": 1,
+  "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 32,
+  "decoder_ffn_dim": 32, "max_position_embeddings": 8, "torch_dtype": "float32"
+})";
+
+// modeling_pegasus.py's state dict: model.shared, per stack embed_positions (when the upload
+// keeps it), layer_norm and BART's layer modules; final_logits_bias a buffer.
+std::vector<TensorSpec> tiny_pegasus_tensors(bool with_positions) {
+  std::vector<TensorSpec> t = {{"model.shared.weight", "F32", {100, 16}}};
+  const auto linear = [&](const std::string& at, std::int64_t out, std::int64_t in) {
+    t.push_back({at + ".weight", "F32", {out, in}});
+    t.push_back({at + ".bias", "F32", {out}});
+  };
+  const auto norm = [&](const std::string& at) {
+    t.push_back({at + ".weight", "F32", {16}});
+    t.push_back({at + ".bias", "F32", {16}});
+  };
+  for (const std::string stack : {"encoder", "decoder"}) {
+    const std::string at = "model." + stack;
+    if (with_positions) t.push_back({at + ".embed_positions.weight", "F32", {8, 16}});
+    norm(at + ".layer_norm");
+    std::vector<std::string> attentions{"self_attn"};
+    if (stack == "decoder") attentions.push_back("encoder_attn");
+    for (const std::string& attention : attentions) {
+      for (const char* projection : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+        linear(at + ".layers.0." + attention + "." + projection, 16, 16);
+      }
+      norm(at + ".layers.0." + attention + "_layer_norm");
+    }
+    linear(at + ".layers.0.fc1", 32, 16);
+    linear(at + ".layers.0.fc2", 16, 32);
+    norm(at + ".layers.0.final_layer_norm");
+  }
+  t.push_back({"final_logits_bias", "F32", {1, 100}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Pegasus: an upload without its sinusoidal tables reconciles, and so does one with them",
+          "[checkpoint][reconcile]") {
+  // Parameters: shared 1,600; two 8 x 16 position tables 256; two final layer_norms 64; the
+  // encoder layer 4 x (256 + 16) + 32 + (512 + 32) + (512 + 16) + 32 = 2,224; the decoder layer
+  // that + a cross-attention 1,088 + its norm 32 = 3,344. Total 7,488; without the tables 7,232.
+  SECTION("as convert_pegasus_tf_to_pytorch.py saves it: the two tables left out") {
+    const Reconciliation r = reconcile_config(k_tiny_pegasus, tiny_pegasus_tensors(false));
+    CHECK(r.inventory_complete);
+    CHECK(r.trace_params == 7'488);
+    CHECK(r.logical_params == 7'232);  // 7,332 stored elements less the 100-element buffer
+    CHECK(r.unstored_params == 256);
+    CHECK(r.delta_params == 0);
+    CHECK(r.found.tensors == 1 + 2 * 2 + 16 + 26 + 1);  // layers: 8 + 2 + 4 + 2; + 8 + 2
+    CHECK(r.expected == r.found);
+    CHECK(r.only_in_trace_count == 0);
+    CHECK(r.agrees());
+    CHECK(std::any_of(r.explanations.begin(), r.explanations.end(), [](const std::string& line) {
+      return line.find("256 parameters are fixed tables this upload does not store") !=
+                 std::string::npos &&
+             line.find("model.decoder.embed_positions.weight") != std::string::npos;
+    }));
+    const nlohmann::json json = trace::checkpoint_json(r);
+    CHECK(json["unstored_params"] == 256);
+    CHECK(json["delta_params"] == 0);
+    CHECK(trace::render_checkpoint_text(r).find("0 (tables not stored)") != std::string::npos);
+  }
+  SECTION("saved with them: matched like any tensor, nothing unstored") {
+    const Reconciliation r = reconcile_config(k_tiny_pegasus, tiny_pegasus_tensors(true));
+    CHECK(r.logical_params == 7'488);
+    CHECK(r.unstored_params == 0);
+    CHECK(r.delta_params == 0);
+    CHECK(r.agrees());
+  }
+  SECTION("a missing layer weight is still reported, and the delta counts it") {
+    std::vector<TensorSpec> tensors = tiny_pegasus_tensors(false);
+    std::erase_if(tensors, [](const TensorSpec& spec) {
+      return spec.name == "model.encoder.layers.0.fc1.weight";
+    });
+    const Reconciliation r = reconcile_config(k_tiny_pegasus, tensors);
+    CHECK(r.only_in_trace_count == 1);
+    CHECK(r.delta_params == -512);
+    CHECK_FALSE(r.agrees());
+  }
+}

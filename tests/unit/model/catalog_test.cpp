@@ -23,6 +23,7 @@ TEST_CASE("every catalog entry matches its published parameter count", "[catalog
       {"google/gemma-2-9b", 9'241'705'984},
       {"microsoft/Phi-3.5-mini-instruct", 3'821'079'552},
       {"openai-community/gpt2", 124'439'808},
+      {"sentence-transformers/all-MiniLM-L6-v2", 22'713'216},  // sum(numel), BertModel
       {"mistralai/Mixtral-8x7B-v0.1", 46'702'792'704},
       {"Qwen/Qwen3-30B-A3B", 30'532'122'624},
       {"Qwen/Qwen3-235B-A22B", 235'093'634'560},

@@ -28,6 +28,7 @@ constexpr Golden k_golden[] = {
     {"catalog:google/gemma-2-9b", "gemma2", 9'241'705'984},
     {"catalog:microsoft/Phi-3.5-mini-instruct", "phi3", 3'821'079'552},
     {"catalog:openai-community/gpt2", "gpt2", 124'439'808},
+    {"catalog:sentence-transformers/all-MiniLM-L6-v2", "bert", 22'713'216},
     // llama family variety
     {"TinyLlama--TinyLlama-1.1B-Chat-v1.0.reconstructed.json", "llama", 1'100'048'384},
     {"HuggingFaceTB--SmolLM2-135M-Instruct.reconstructed.json", "llama", 134'515'008},
