@@ -70,6 +70,8 @@ void JobPass::activations_and_logits() {
   std::int64_t chunk_states = 0;
   std::int64_t scores = 0;               // eager attention, all layers
   std::int64_t widest_score_values = 0;  // the widest attention layer's scores
+  std::int64_t position_indices = 0;     // DeBERTa's saved gather indices, all layers (bytes)
+  std::int64_t widest_position_indices = 0;
   std::int64_t masks = 0;                // hidden-dropout masks per token, all layers (bytes)
   std::int64_t widest_masks = 0;
   const std::int64_t act = bytes.activation;
@@ -117,10 +119,18 @@ void JobPass::activations_and_logits() {
                           "the attention scores");
       scores = checked_add(scores, checked_mul(score_values, score_bytes, "the attention scores"));
       widest_score_values = std::max(widest_score_values, score_values);
+      // DeBERTa's gathered relative positions: int64, once per layer whatever the batch.
+      const std::int64_t index_bytes = checked_product(
+          {model.saved_position_index_tensors, job.seq_len, layer.attended_tokens, 8},
+          "the attention scores");
+      position_indices = checked_add(position_indices, index_bytes, "the attention scores");
+      widest_position_indices = std::max(widest_position_indices, index_bytes);
     }
   }
+  scores = checked_add(scores, position_indices, "the attention scores");
   const std::int64_t widest_scores =
-      checked_mul(widest_score_values, score_bytes, "the attention scores");
+      checked_add(checked_mul(widest_score_values, score_bytes, "the attention scores"),
+                  widest_position_indices, "the attention scores");
   // The final norm's input (residual dtype) and the head's input, per token; each trained MTP
   // depth has its own, and its input projection's (the two normed halves, 2h).
   const std::int64_t heads = 1 + (job.train_mtp ? model.mtp_depths : 0);

@@ -380,6 +380,10 @@ struct ModelDescription {
   /// inference forward: the scores and their softmax (2); DeBERTa's disentangled attention adds
   /// its content-to-position and position-to-content terms (docs/memory.md, "Encoder serving").
   std::int64_t eager_score_tensors = 2;
+  /// [tokens, tokens] int64 index tensors each attention layer saves for its backward, shared by
+  /// every sequence and head of the batch: DeBERTa's gathers of the content-to-position and
+  /// position-to-content terms keep their clamped relative positions (docs/memory.md, "Jobs").
+  std::int64_t saved_position_index_tensors = 0;
   std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
   double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
   std::vector<Stack> stacks;

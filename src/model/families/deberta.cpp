@@ -124,6 +124,9 @@ ModelDescription build(const ConfigReader& config, bool v2) {
   if (relative && (terms.c2p || terms.p2c)) {
     model.eager_score_tensors =
         2 + (terms.c2p ? 1 : 0) + (terms.p2c ? 1 : 0) + (terms.c2p && terms.p2c ? 1 : 0);
+    // Each term's torch.gather keeps its index, clamp(relative_pos +/- att_span), a fresh
+    // [1, tokens, tokens] int64 tensor every layer (expanded, not copied, over the batch).
+    model.saved_position_index_tensors = (terms.c2p ? 1 : 0) + (terms.p2c ? 1 : 0);
   }
   model.notes.push_back(
       "transformers' DeBERTa has no SDPA / flash attention: a training job keeps every layer's "

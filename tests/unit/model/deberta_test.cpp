@@ -6,6 +6,7 @@
 
 #include "catch.hpp"
 #include "cli_runner.hpp"
+#include "temp_dir.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -138,4 +139,29 @@ TEST_CASE("DeBERTa keeps its attention scores whatever --attention says", "[debe
   // The scores are there: 12 layers x 12 heads x 512 x 512 values, at least 2 bytes each (the
   // probabilities autograd keeps).
   CHECK(activations("sdpa") > 12LL * 12 * 512 * 512 * 2);
+}
+
+TEST_CASE("DeBERTa's training keeps each relative term's gather index, once per layer",
+          "[deberta][memory]") {
+  // Each of c2p and p2c saves clamp(relative_pos +/- att_span), [1, s, s] int64, per layer,
+  // shared by the batch: at s = 512, 512 x 512 x 8 = 2,097,152 bytes a term and layer.
+  const trace::test::TempDir dir;
+  const auto activations = [&](const char* terms, const char* batch, const char* checkpointing) {
+    nlohmann::json config =
+        nlohmann::json::parse(trace::test::config_text("microsoft--deberta-v3-base.json"));
+    config["pos_att_type"] = terms;
+    const trace::test::CliResult result = trace::test::run_cli_offline(
+        {dir.write(std::string(terms) == "c2p" ? "one.json" : "two.json", config.dump()), "--mode",
+         "full", "--seq-len", "512", "--batch", batch, "--grad-checkpointing", checkpointing,
+         "--json"});
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out)["estimate"]["breakdown"]["activations"]
+        .get<std::int64_t>();
+  };
+  // Without checkpointing all 12 layers keep theirs; the second term adds 12 x 2,097,152.
+  CHECK(activations("p2c|c2p", "1", "none") - activations("c2p", "1", "none") == 12 * 2'097'152);
+  // The index is not per sequence: the same difference at batch 8.
+  CHECK(activations("p2c|c2p", "8", "none") - activations("c2p", "8", "none") == 12 * 2'097'152);
+  // Full checkpointing keeps the recomputed layer's only.
+  CHECK(activations("p2c|c2p", "1", "full") - activations("c2p", "1", "full") == 2'097'152);
 }
