@@ -164,7 +164,11 @@ void sweep_points(ServingPlan& plan, const PointAt& point_at, const ServingReque
   plan.max_concurrency *= plan.replicas;
   for (const ServingPoint& point : plan.points) {
     if (point.user_tokens_per_s < request.min_user_tps) continue;
-    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s) plan.best = point;
+    // A compute-bound sweep gives every point the same tokens/s up to rounding: a tie keeps the
+    // smaller batch, which serves each request sooner.
+    if (!plan.best || point.total_tokens_per_s > plan.best->total_tokens_per_s * (1 + 1e-9)) {
+      plan.best = point;
+    }
   }
   if (plan.best && price_usd_per_hour) {
     plan.usd_per_million_tokens = *price_usd_per_hour * static_cast<double>(plan.gpus) /

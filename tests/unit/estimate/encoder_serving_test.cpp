@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "cli_runner.hpp"
 #include "test_data.hpp"
 #include "trace/cost/flops.hpp"
 #include "trace/cost/serving.hpp"
@@ -160,4 +161,22 @@ TEST_CASE("encoder serving cost: one pass per batch, tokens encoded", "[cost][en
   REQUIRE(plan.best);
   REQUIRE(plan.usd_per_million_tokens);
   CHECK(*plan.usd_per_million_tokens == Approx(2.0 / (plan.best->total_tokens_per_s * 3600) * 1e6));
+}
+
+TEST_CASE("encoder serving: when every batch is compute-bound, the best is the smallest",
+          "[cost][encoder]") {
+  // all-MiniLM-L6-v2 on an A10G: one 512-token pass is already bound by its FLOPs, so every
+  // batch encodes the same tokens per second but for rounding, which once picked the largest
+  // batch (4,971: each request waiting 2.3 s) as "best". A tie keeps the smallest, batch 1.
+  const trace::test::CliResult result = trace::test::run_cli_offline(
+      {"sentence-transformers/all-MiniLM-L6-v2", "--mode", "serve", "--gpu", "a10g", "--json"});
+  REQUIRE(result.exit_code == 0);
+  const nlohmann::json serving = nlohmann::json::parse(result.out)["serving"];
+  const double first = serving["points"][0]["total_tokens_per_s"].get<double>();
+  REQUIRE(serving["points"].size() > 3);
+  for (const nlohmann::json& point : serving["points"]) {
+    CHECK(point["limit"] == "compute");
+    CHECK(point["total_tokens_per_s"].get<double>() == Approx(first).epsilon(1e-9));
+  }
+  CHECK(serving["best"]["concurrency"] == 1);
 }
