@@ -415,8 +415,10 @@ void JobPass::training_state() {
     b.gradients = checked_add(b.gradients, frozen_gradients);
     factored = trainable;
   } else {
-    // A frozen vision tower is held like the rest of the weights but trains nothing.
+    // A frozen vision tower is held like the rest of the weights but trains nothing; nor do
+    // fixed sinusoidal tables kept as frozen parameters.
     trainable = total - (job.freeze_vision ? std::min(params.vision, total) : 0);
+    trainable = std::max<std::int64_t>(0, trainable - model.frozen_parameters);
     if (bytes.half_copy > 0) {
       // Mixed precision: the fp32 master copy belongs to the optimizer's state (ZeRO shards it
       // with the moments) and the half-precision copy is what the layers compute with.

@@ -12,7 +12,11 @@ namespace {
 std::string position_text(const ModelDescription& model) {
   switch (model.position) {
     case PositionKind::rope: return "RoPE";
-    case PositionKind::learned: return fmt::format("learned ({} positions)", model.learned_positions);
+    case PositionKind::learned:
+      return model.sinusoidal_position_table
+                 ? fmt::format("fixed sinusoidal table ({} positions, frozen)",
+                               model.learned_positions)
+                 : fmt::format("learned ({} positions)", model.learned_positions);
     case PositionKind::alibi: return "ALiBi";
     case PositionKind::relative_bias: return "T5 relative bias";
     case PositionKind::relative_embedding:

@@ -384,6 +384,13 @@ struct ModelDescription {
   /// every sequence and head of the batch: DeBERTa's gathers of the content-to-position and
   /// position-to-content terms keep their clamped relative positions (docs/memory.md, "Jobs").
   std::int64_t saved_position_index_tensors = 0;
+  /// Parameters outside a vision / audio tower that never train: fixed sinusoidal position
+  /// tables kept as frozen parameters (Marian's, Pegasus's, Whisper's encoder's). Counted in the
+  /// total, as num_parameters() does; a full fine-tune keeps no gradient or optimizer state for
+  /// them. (A tower's own frozen table, Qwen2-Audio's, trains unless --freeze-vision.)
+  std::int64_t frozen_parameters = 0;
+  /// The position table (learned_positions rows) holds fixed sinusoids, not learned values.
+  bool sinusoidal_position_table = false;
   std::optional<Norm> embedding_norm;  ///< BLOOM word_embeddings_layernorm, BERT embeddings LN
   double embedding_scale = 1.0;        ///< Gemma multiplies by sqrt(hidden): shown, not counted
   std::vector<Stack> stacks;

@@ -251,6 +251,11 @@ ModelDescription build_seq2seq(const ConfigReader& config, const Dialect& dialec
     model.learned_positions = rows;
     model.extra_parameters.push_back(
         {"model.encoder.embed_positions", "position_embedding", "Embedding", checked_mul(rows, d)});
+    if (!learned) {
+      // _init_weight fills both tables with sinusoids and sets requires_grad = False.
+      model.sinusoidal_position_table = true;
+      model.frozen_parameters = checked_mul(2, checked_mul(rows, d));
+    }
     if (learned) {
       model.notes.push_back(fmt::format(
           "embed_positions hold max_position_embeddings + 2 = {} rows per stack (two reserved, "
@@ -259,8 +264,9 @@ ModelDescription build_seq2seq(const ConfigReader& config, const Dialect& dialec
     } else {
       model.notes.push_back(fmt::format(
           "embed_positions [{}, {}] per stack are fixed sinusoidal tables kept as frozen "
-          "parameters: counted, as transformers' num_parameters() does; they are indexed by "
-          "position, so at most {} tokens per sequence",
+          "parameters: counted, as transformers' num_parameters() does, but never trained (no "
+          "gradients or optimizer state); they are indexed by position, so at most {} tokens "
+          "per sequence",
           rows, d, positions));
     }
   }

@@ -178,9 +178,11 @@ ModelDescription build_whisper(const ConfigReader& config) {
                  {"max_target_positions", "448"},
                  {"activation_function", "gelu"},
                  {"tie_word_embeddings", "true"}});
+  model.frozen_parameters = checked_mul(encoder.frames, d);
   model.notes.push_back(fmt::format(
       "model.encoder.embed_positions [{}, {}] is a fixed sinusoidal table that the checkpoint "
-      "stores as a weight (transformers freezes it): counted, though never trained",
+      "stores as a weight (transformers freezes it): counted, though never trained (no "
+      "gradients or optimizer state)",
       encoder.frames, d));
   model.notes.push_back(fmt::format(
       "the encoder always runs {} frames (30 s of audio, {} mel frames before conv2's stride "

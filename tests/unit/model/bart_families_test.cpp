@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "cli_runner.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/parameters.hpp"
@@ -111,4 +112,23 @@ TEST_CASE("Marian's sinusoidal tables are counted, and separate vocabularies cos
   config["decoder_vocab_size"] = 60'000;
   CHECK_THROWS_WITH(trace::parse_model_config(config.dump()),
                     Catch::Matchers::Contains("decoder_vocab_size"));
+}
+
+TEST_CASE("Marian's and Pegasus's sinusoidal tables train nothing in a full fine-tune",
+          "[bart][memory]") {
+  // pegasus-large: 570,797,056 parameters, of which the two 1,024 x 1,024 sinusoidal tables
+  // (requires_grad False) are 2,097,152: pure bf16 keeps 2 bytes of gradient for each of the
+  // 568,699,904 others, and AdamW two 2-byte states.
+  const std::string path = trace::test::config_path("google--pegasus-large.reconstructed.json");
+  const trace::test::CliResult result = trace::test::run_cli_offline(
+      {path, "--mode", "full", "--precision", "bf16", "--seq-len", "512", "--json"});
+  REQUIRE(result.exit_code == 0);
+  const nlohmann::json out = nlohmann::json::parse(result.out);
+  CHECK(out["parameters"]["total"] == 570'797'056);
+  CHECK(out["estimate"]["breakdown"]["gradients"] == 568'699'904LL * 2);
+  CHECK(out["estimate"]["breakdown"]["optimizer"] == 568'699'904LL * 2 * 2);
+  CHECK(out["estimate"]["breakdown"]["weights"] == 570'797'056LL * 2);
+  // The plan's positions line says what the table holds.
+  const trace::test::CliResult plan = trace::test::run_cli_offline({path});
+  CHECK(plan.out.find("fixed sinusoidal table (1024 positions, frozen)") != std::string::npos);
 }
