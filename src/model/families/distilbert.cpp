@@ -49,9 +49,12 @@ ModelDescription build_distilbert(const ConfigReader& config) {
   model.torch_dtype = read_torch_dtype(config);
   model.unspecified_dtype = "float32";  // distilbert-base-* store F32 (configs without torch_dtype)
   if (config.bool_or("sinusoidal_pos_embds", false)) {
+    // create_sinusoidal_embeddings fills the weight and sets requires_grad = False.
+    model.sinusoidal_position_table = true;
+    model.frozen_parameters = checked_mul(model.learned_positions, dim);
     model.notes.push_back(
         "sinusoidal_pos_embds: the position table holds fixed sines and is frozen, but it is an "
-        "nn.Embedding weight and stored, so it is counted");
+        "nn.Embedding weight and stored, so it is counted (a full fine-tune trains the rest)");
   }
 
   Stack stack;

@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/job.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -51,6 +52,24 @@ TEST_CASE("DistilBERT: the sinusoidal position table is stored; untied projector
   CHECK(total_of(config) == 66'985'530);
   config["tie_word_embeddings"] = false;  // vocab_projector.weight 30,522 x 768 of its own
   CHECK(total_of(config) == 66'985'530 + 30'522LL * 768);
+}
+
+TEST_CASE("DistilBERT's sinusoidal position table trains nothing", "[families][distilbert]") {
+  // sinusoidal_pos_embds: requires_grad False on the 512 x 768 table, so a full fine-tune in
+  // pure bf16 holds 2 bytes of gradient for 66,985,530 - 393,216 = 66,592,314 parameters.
+  nlohmann::json config = fixture("distilbert--distilbert-base-uncased.json");
+  const auto gradients = [&]() {
+    const trace::ModelDescription model = trace::parse_model_config(config.dump());
+    const trace::ParameterCount params = trace::count_parameters(model);
+    trace::Job job;
+    job.mode = trace::JobMode::full;
+    job.precision = trace::Precision::bf16_pure;
+    job.seq_len = 128;
+    return trace::estimate_job(model, params, job).breakdown.gradients;
+  };
+  CHECK(gradients() == 66'985'530LL * 2);
+  config["sinusoidal_pos_embds"] = true;
+  CHECK(gradients() == 66'592'314LL * 2);
 }
 
 TEST_CASE("DistilBERT refusals name the key", "[families][distilbert][errors]") {
