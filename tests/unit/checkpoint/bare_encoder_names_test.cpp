@@ -4,10 +4,12 @@
 // are written by hand from transformers' modeling_mpnet.py and modeling_bert.py
 // (tests/data/configs/SOURCES-mpnet.md) and checked against the Hub's safetensors totals.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
 #include "tensor_lists.hpp"
+#include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -144,4 +146,38 @@ TEST_CASE("BERT fine-tunes saved by transformers spell LayerNorms weight/bias un
   linear(want, "classifier", 5, 16);
   // 1,600 + 128 + 32 + 32; layer 4 x 272 + 32 + 544 + 528 + 32 = 2,224; pooler 272; 85.
   CHECK(check_exact(inventory, want) == 1'792 + 2'224 + 272 + 85);
+}
+
+TEST_CASE("every encoder family's bare *Model drops its wrapper prefix, heads it lacks aside",
+          "[checkpoint][names][encoder]") {
+  // model_type, the bare class, the wrapper its task classes add, a fixture of that family.
+  struct Case {
+    const char* fixture;
+    const char* bare;
+    const char* prefix;
+  };
+  const Case cases[] = {
+      {"FacebookAI--roberta-base.reconstructed.json", "RobertaModel", "roberta."},
+      {"FacebookAI--xlm-roberta-base.reconstructed.json", "XLMRobertaModel", "roberta."},
+      {"microsoft--deberta-v3-base.json", "DebertaV2Model", "deberta."},
+      {"answerdotai--ModernBERT-base.reconstructed.json", "ModernBertModel", "model."},
+      {"distilbert--distilbert-base-uncased.json", "DistilBertModel", "distilbert."},
+      {"google--electra-base-discriminator.reconstructed.json", "ElectraModel", "electra."},
+  };
+  for (const Case& c : cases) {
+    INFO(c.fixture);
+    nlohmann::json config = nlohmann::json::parse(trace::test::config_text(c.fixture));
+    config["architectures"] = {c.bare};
+    const Inventory bare = config_inventory(config.dump());
+    CHECK(bare.complete);
+    REQUIRE_FALSE(bare.tensors.empty());
+    for (const ExpectedTensor& tensor : bare.tensors) {
+      INFO(tensor.name);
+      CHECK_FALSE(tensor.name.starts_with(c.prefix));
+    }
+    CHECK(tensor_named(bare, std::string(c.bare) == "ModernBertModel"
+                                 ? "embeddings.tok_embeddings.weight"
+                                 : "embeddings.word_embeddings.weight")
+              .logical_params > 0);
+  }
 }
