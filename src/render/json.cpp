@@ -216,15 +216,16 @@ std::string render_json(const Report& report) {
                   {"torch_dtype", model.torch_dtype}};
   Json by_component = Json::object();
   for (const auto& [name, count] : params.by_component) by_component[name] = count;
-  out["parameters"] = {{"total", params.total},
-                       {"active", params.active},
-                       {"active_without_embedding", params.active_without_embedding},
-                       {"mtp", params.mtp},
-                       {"vision", params.vision},
-                       {"router_bias_buffers", params.router_bias_buffers},
-                       {"total_without_router_bias_buffers",
-                        params.total - params.router_bias_buffers},
-                       {"by_component", by_component}};
+  out["parameters"] = {
+      {"total", params.total},
+      {"active", params.active},
+      {"active_without_embedding", params.active_without_embedding},
+      {"mtp", params.mtp},
+      {"vision", params.vision},
+      {"frozen", model.frozen_parameters},
+      {"router_bias_buffers", params.router_bias_buffers},
+      {"total_without_router_bias_buffers", params.total - params.router_bias_buffers},
+      {"by_component", by_component}};
   Json extras = Json::array();
   for (const StoredExtra& extra : model.stored_extras) {
     extras.push_back({{"name", extra.name},

@@ -125,6 +125,7 @@ TEST_CASE("Marian's and Pegasus's sinusoidal tables train nothing in a full fine
   REQUIRE(result.exit_code == 0);
   const nlohmann::json out = nlohmann::json::parse(result.out);
   CHECK(out["parameters"]["total"] == 570'797'056);
+  CHECK(out["parameters"]["frozen"] == 2 * 1'024 * 1'024);
   CHECK(out["estimate"]["breakdown"]["gradients"] == 568'699'904LL * 2);
   CHECK(out["estimate"]["breakdown"]["optimizer"] == 568'699'904LL * 2 * 2);
   CHECK(out["estimate"]["breakdown"]["weights"] == 570'797'056LL * 2);
