@@ -1078,6 +1078,9 @@ private:
     // DeBERTa's position and token-type tables, when extras, are embedding_size wide like the
     // word table; other tables (BART's encoder positions, DeBERTa's rel_embeddings) hidden_size.
     const std::int64_t width = name.find(".embeddings.") != std::string::npos ? e : h;
+    const Stack* main = main_stack();
+    const std::int64_t heads =
+        main != nullptr && !main->blocks.empty() ? main->blocks.front().attention.num_heads : 0;
     if (extra.op == "Linear" && decoder &&
         extra.params == checked_mul(model_.vocab_size, e, "the tensor inventory")) {
       add(ends_with(name, ".weight") ? name : name + ".weight", {model_.vocab_size, e}, base_.name,
@@ -1090,11 +1093,10 @@ private:
       add(name + ".bias", {out}, base_.name, true);
     } else if (extra.op == "Linear" && naming_.bias_optional && extra.params % in == 0) {
       add(name + ".weight", {extra.params / in, in}, base_.name, true);  // classifier_bias false
-    } else if (extra.op == "Embedding" && ends_with(name, "relative_attention_bias") &&
-               relative_bias_heads() > 0 && extra.params % relative_bias_heads() == 0) {
+    } else if (extra.op == "Embedding" && ends_with(name, "relative_attention_bias") && heads > 0 &&
+               extra.params % heads == 0) {
       // MPNet's Embedding(relative_attention_num_buckets, heads): one bias per bucket and head.
-      add(name + ".weight", {extra.params / relative_bias_heads(), relative_bias_heads()},
-          base_.name, true);
+      add(name + ".weight", {extra.params / heads, heads}, base_.name, true);
     } else if (extra.op == "Embedding" && extra.params % width == 0) {
       add(name + ".weight", {extra.params / width, width}, base_.name, true);
     } else if (extra.op == "Conv1d" && extra.params > h &&
@@ -1112,11 +1114,6 @@ private:
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
     }
-  }
-
-  std::int64_t relative_bias_heads() const {
-    const Stack* main = main_stack();
-    return main != nullptr && !main->blocks.empty() ? main->blocks.front().attention.num_heads : 0;
   }
 
   // DeBERTa's per-layer position projections (and v1's talking-head mixers), one extra for all

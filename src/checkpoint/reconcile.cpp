@@ -112,7 +112,6 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   result.found = {result.summary.tensors, result.summary.stored_elements, result.summary.bytes};
   result.trace_params = trace_params;
   result.logical_params = header_logical_params(shards, options.packed_bits);
-  result.delta_params = result.logical_params - trace_params;
   result.inventory_complete = inventory.complete;
   result.naming = inventory.naming;
   result.gaps = inventory.gaps;
@@ -228,7 +227,6 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         packed_int32, per_int32, options.packed_bits, packed_int32 * per_int32));
   }
   if (result.unstored_params > 0) {
-    result.delta_params = result.logical_params - (trace_params - result.unstored_params);
     result.explanations.push_back(fmt::format(
         "{} parameters are fixed tables this upload does not store ({}): the model rebuilds them "
         "at load; trace counts them, as num_parameters() does, and expects {} in the headers",
@@ -236,7 +234,6 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   }
   if (buffer_elements > 0) {
     result.logical_params -= buffer_elements;
-    result.delta_params = result.logical_params - (trace_params - result.unstored_params);
     result.explanations.push_back(fmt::format(
         "{} elements are buffers this upload stores (causal masks, a tied embedding's copy): "
         "stored, but not parameters",
@@ -247,6 +244,8 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         "{} elements are scales, zero points or indices: stored, but not parameters",
         scale_elements));
   }
+  // Found less what the upload should hold: trace's count without the tables it leaves out.
+  result.delta_params = result.logical_params - (trace_params - result.unstored_params);
   if (result.summary.stored_elements != result.logical_params) {
     result.explanations.push_back(fmt::format(
         "so the headers' {} stored elements stand for {} logical parameters", 

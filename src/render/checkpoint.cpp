@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 #include "trace/render/render.hpp"
 
 namespace trace {
@@ -78,24 +80,22 @@ std::string render_checkpoint_text(const checkpoint::Reconciliation& r) {
   std::string out = fmt::format("CHECKPOINT (headers of {} shard(s){})\n", r.summary.shards,
                                 r.source.empty() ? "" : ": " + r.source);
   out += fmt::format("  {:<18}{:>22}{:>22}{:>26}\n", "", "trace", "checkpoint", "delta");
-  const auto row = [&](const char* label, std::int64_t expected, std::int64_t found) {
-    out += fmt::format("  {:<18}{:>22}{:>22}{:>26}\n", label, group_digits(expected),
-                       group_digits(found),
-                       found == expected ? "0" : signed_count(found - expected) + percent(found - expected, expected));
+  const auto row = [&](const char* label, std::int64_t expected, std::int64_t found,
+                       std::int64_t delta, const char* zero = "0") {
+    out += fmt::format(
+        "  {:<18}{:>22}{:>22}{:>26}\n", label, group_digits(expected), group_digits(found),
+        delta == 0 ? std::string(zero) : signed_count(delta) + percent(delta, expected));
   };
-  if (r.unstored_params > 0) {
-    // trace's count holds tables this upload leaves out (a note names them): the delta is
-    // against what the upload should hold.
-    out +=
-        fmt::format("  {:<18}{:>22}{:>22}{:>26}\n", "parameters", group_digits(r.trace_params),
-                    group_digits(r.logical_params),
-                    r.delta_params == 0 ? "0 (tables not stored)" : signed_count(r.delta_params));
-  } else {
-    row("parameters", r.trace_params, r.logical_params);
-  }
-  row("stored elements", r.expected.stored_elements, r.found.stored_elements);
-  row("bytes", r.expected.bytes, r.found.bytes);
-  row("tensors", r.expected.tensors, r.found.tensors);
+  // trace's count may hold tables this upload leaves out (a note names them): delta_params is
+  // against what the upload should hold.
+  row("parameters", r.trace_params, r.logical_params, r.delta_params,
+      r.unstored_params > 0 ? "0 (tables not stored)" : "0");
+  const checkpoint::Totals& e = r.expected;
+  const checkpoint::Totals& f = r.found;
+  row("stored elements", e.stored_elements, f.stored_elements,
+      f.stored_elements - e.stored_elements);
+  row("bytes", e.bytes, f.bytes, f.bytes - e.bytes);
+  row("tensors", e.tensors, f.tensors, f.tensors - e.tensors);
   for (const std::string& line : r.explanations) out += "  note: " + line + "\n";
   if (!r.inventory_complete) {
     out += fmt::format("  inventory partial ({}): totals and components only\n",

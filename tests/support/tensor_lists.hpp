@@ -59,18 +59,40 @@ inline void encoder_layer(Wanted& want, const std::string& at, std::int64_t h, s
   layer_norm(want, at + names.output_norm, h);
 }
 
+// L encoder layers named `names` under `prefix` + "N.".
+inline void encoder_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
+                           std::int64_t ffn, const EncoderLayerNames& names) {
+  for (int i = 0; i < layers; ++i) {
+    encoder_layer(want, prefix + std::to_string(i) + ".", h, ffn, names);
+  }
+}
+
 // BertLayer x L (RobertaLayer and ElectraLayer are copies) under `prefix` + "N.", LayerNorms
 // weight/bias.
 inline void bert_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
                         std::int64_t ffn) {
-  const EncoderLayerNames bert{{"attention.self.query", "attention.self.key",
-                                "attention.self.value", "attention.output.dense"},
-                               "attention.output.LayerNorm",
-                               "intermediate.dense",
-                               "output.dense",
-                               "output.LayerNorm"};
-  for (int i = 0; i < layers; ++i)
-    encoder_layer(want, prefix + std::to_string(i) + ".", h, ffn, bert);
+  encoder_layers(want, prefix, layers, h, ffn,
+                 {{"attention.self.query", "attention.self.key", "attention.self.value",
+                   "attention.output.dense"},
+                  "attention.output.LayerNorm",
+                  "intermediate.dense",
+                  "output.dense",
+                  "output.LayerNorm"});
+}
+
+// BertEmbeddings (word, position, token-type tables, LayerNorm weight/bias) and BertLayer x L
+// under `root` ("roberta.", "bert.", "" for a bare upload), with the position_ids buffer
+// uploads saved by transformers < 4.31 hold.
+inline Wanted bert_body(const std::string& root, std::int64_t vocab, int layers, std::int64_t h,
+                        std::int64_t ffn, std::int64_t positions, std::int64_t types) {
+  Wanted want;
+  want[root + "embeddings.word_embeddings.weight"] = {{vocab, h}};
+  want[root + "embeddings.position_embeddings.weight"] = {{positions, h}};
+  want[root + "embeddings.token_type_embeddings.weight"] = {{types, h}};
+  layer_norm(want, root + "embeddings.LayerNorm", h);
+  want[root + "embeddings.position_ids"] = {{1, positions}, true};
+  bert_layers(want, root + "encoder.layer.", layers, h, ffn);
+  return want;
 }
 
 inline std::int64_t elements(const Shape& shape) {

@@ -142,7 +142,7 @@ ModelDescription build_albert(const ConfigReader& config) {
   model.stored_extras.push_back(
       StoredExtra{"albert.embeddings.position_ids", 1, positions, "I64", false,
                   "a buffer (not a parameter) that uploads saved by transformers < 4.31 hold"});
-  set_head_logits(model, architecture, config, "albert.");
+  set_head_class(model, architecture, config, "albert.");
   return model;
 }
 

@@ -125,7 +125,7 @@ Head read_head(const ConfigReader& config, const Dialect& dialect, ModelDescript
         dialect.generation));
     return Head::generation;
   }
-  set_head_logits(model, architecture, config);
+  set_head_class(model, architecture, config);
   if (architecture == dialect.generation) return Head::generation;
   if (architecture == prefix + "Model") return Head::bare;
   if (dialect.task_heads && architecture == prefix + "ForSequenceClassification") {

@@ -78,7 +78,7 @@ ModelDescription build_bert(const ConfigReader& config) {
                             "BertForQuestionAnswering",
                             architecture));
   }
-  set_head_logits(model, architecture, config, "bert.");
+  set_head_class(model, architecture, config, "bert.");
   return model;
 }
 

@@ -304,7 +304,7 @@ ModelDescription build(const ConfigReader& config, bool v2) {
                             "architectures key (the pre-training upload)",
                             architecture, prefix, v2 ? prefix + "ForMultipleChoice, " : ""));
   }
-  set_head_logits(model, architecture, config);
+  set_head_class(model, architecture, config);
   return model;
 }
 

@@ -113,7 +113,7 @@ ModelDescription build_distilbert(const ConfigReader& config) {
                             "DistilBertForTokenClassification, DistilBertForQuestionAnswering",
                             architecture));
   }
-  set_head_logits(model, architecture, config);
+  set_head_class(model, architecture, config);
   return model;
 }
 

@@ -94,7 +94,7 @@ ModelDescription build_electra(const ConfigReader& config) {
                             "ElectraForQuestionAnswering",
                             head));
   }
-  set_head_logits(model, head, config);
+  set_head_class(model, head, config);
   // the discriminator: one replaced-or-original logit per token
   if (head == "ElectraForPreTraining") model.head_logits_per_token = 1;
   return model;

@@ -65,8 +65,8 @@ std::int64_t classifier_labels(const ConfigReader& config) {
   return config.int_or({"num_labels"}, labels, 1, k_max_vocab);
 }
 
-void set_head_logits(ModelDescription& model, std::string_view architecture,
-                     const ConfigReader& config, std::string_view wrapper_prefix) {
+void set_head_class(ModelDescription& model, std::string_view architecture,
+                    const ConfigReader& config, std::string_view wrapper_prefix) {
   if (architecture.ends_with("ForSequenceClassification") ||
       architecture.ends_with("ForMultipleChoice") || architecture.ends_with("Model")) {
     model.head_logits_per_token = 0;  // a head over the pooled sequence, or none

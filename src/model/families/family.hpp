@@ -72,13 +72,14 @@ Stack bert_encoder_stack(const ConfigReader& config, std::int64_t hidden, std::i
 /// A classification head's labels as PretrainedConfig resolves them: num_labels, else the size
 /// of id2label, else 2.
 std::int64_t classifier_labels(const ConfigReader& config);
-/// The training logits of the head `architecture` names (model.head_logits_per_token): none per
-/// token for a sequence classifier, multiple choice or a bare *Model, the labels for token
-/// classification, 2 for QA; an LM / MLM head keeps the vocabulary. Also marks a bare *Model
+/// What the head class `architecture` names tells: its training logits
+/// (model.head_logits_per_token): none per token for a sequence classifier, multiple choice or a
+/// bare *Model, the labels for token classification, 2 for QA; an LM / MLM head keeps the
+/// vocabulary. And whether it is a bare *Model
 /// (model.bare_base_model), whose upload has no wrapper prefix: `wrapper_prefix` ("bert.") is
 /// then taken off the stored extras' names.
-void set_head_logits(ModelDescription& model, std::string_view architecture,
-                     const ConfigReader& config, std::string_view wrapper_prefix = {});
+void set_head_class(ModelDescription& model, std::string_view architecture,
+                    const ConfigReader& config, std::string_view wrapper_prefix = {});
 /// A Linear's parameters: in x out weights, plus `out` biases.
 std::int64_t linear_params(std::int64_t in, std::int64_t out, bool bias = true);
 ModelDescription build_t5(const ConfigReader& config);

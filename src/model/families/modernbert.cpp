@@ -111,7 +111,7 @@ ModelDescription build_modernbert(const ConfigReader& config) {
         "answerdotai checkpoints");
   }
   model.has_lm_head = false;
-  set_head_logits(model, architecture, config);
+  set_head_class(model, architecture, config);
   if (architecture == "ModernBertModel") return model;
 
   // ModernBertPredictionHead: dense (bias = classifier_bias), activation, LayerNorm.

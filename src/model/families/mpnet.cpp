@@ -110,10 +110,9 @@ ModelDescription build_mpnet(const ConfigReader& config) {
         mlm_extra));
     head = "MPNetModel";
   }
-  // A bare MPNetModel saves its tensors without the "mpnet." prefix the head classes add.
+  // (A bare MPNetModel stores it without "mpnet.": set_head_class takes the prefix off.)
   model.stored_extras.push_back(StoredExtra{
-      head == "MPNetModel" ? "embeddings.position_ids" : "mpnet.embeddings.position_ids", 1,
-      positions, "I64", false,
+      "mpnet.embeddings.position_ids", 1, positions, "I64", false,
       "a buffer saved by transformers < 4.31 (all-mpnet-base-v2 stores it); never a parameter"});
 
   if (head == "MPNetForMaskedLM") {
@@ -142,7 +141,7 @@ ModelDescription build_mpnet(const ConfigReader& config) {
                             "MPNetForMultipleChoice",
                             head));
   }
-  set_head_logits(model, head, config);
+  set_head_class(model, head, config, "mpnet.");
   return model;
 }
 

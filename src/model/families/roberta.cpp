@@ -103,7 +103,7 @@ ModelDescription build(const ConfigReader& config, const Variant& variant) {
                             "{p}ForMultipleChoice",
                             head, fmt::arg("p", prefix)));
   }
-  set_head_logits(model, head, config, "roberta.");
+  set_head_class(model, head, config, "roberta.");
   return model;
 }
 

@@ -17,19 +17,14 @@ namespace {
 
 using namespace trace::test::tensors;
 
-// MPNetLayer x L under `prefix` + "N.": attention.attn.{q,k,v,o}, attention.LayerNorm,
-// intermediate.dense, output.dense, output.LayerNorm.
-void mpnet_layers(Wanted& want, const std::string& prefix, int layers, std::int64_t h,
-                  std::int64_t ffn) {
-  const EncoderLayerNames mpnet{
-      {"attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o"},
-      "attention.LayerNorm",
-      "intermediate.dense",
-      "output.dense",
-      "output.LayerNorm"};
-  for (int i = 0; i < layers; ++i)
-    encoder_layer(want, prefix + std::to_string(i) + ".", h, ffn, mpnet);
-}
+// MPNetLayer: attention.attn.{q,k,v,o}, attention.LayerNorm, intermediate.dense, output.dense,
+// output.LayerNorm.
+const EncoderLayerNames k_mpnet_layer{
+    {"attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o"},
+    "attention.LayerNorm",
+    "intermediate.dense",
+    "output.dense",
+    "output.LayerNorm"};
 
 // MPNetModel's body under `root` ("mpnet." or "" for a bare upload): embeddings without a
 // token-type table, the encoder's relative bias [32 buckets, heads], the layers, and the
@@ -42,7 +37,7 @@ Wanted mpnet_body(const std::string& root, std::int64_t vocab, int layers, std::
   layer_norm(want, root + "embeddings.LayerNorm", h);
   want[root + "embeddings.position_ids"] = {{1, positions}, true};
   want[root + "encoder.relative_attention_bias.weight"] = {{32, heads}};
-  mpnet_layers(want, root + "encoder.layer.", layers, h, ffn);
+  encoder_layers(want, root + "encoder.layer.", layers, h, ffn, k_mpnet_layer);
   return want;
 }
 
@@ -116,13 +111,7 @@ TEST_CASE("a bare BertModel (all-MiniLM-L6-v2): no bert. prefix, weight/bias Lay
     "model_type": "bert", "vocab_size": 30522, "hidden_size": 384, "num_hidden_layers": 6,
     "num_attention_heads": 12, "intermediate_size": 1536, "max_position_embeddings": 512,
     "type_vocab_size": 2, "torch_dtype": "float32"})");
-  Wanted want;
-  want["embeddings.word_embeddings.weight"] = {{30522, 384}};
-  want["embeddings.position_embeddings.weight"] = {{512, 384}};
-  want["embeddings.token_type_embeddings.weight"] = {{2, 384}};
-  layer_norm(want, "embeddings.LayerNorm", 384);
-  want["embeddings.position_ids"] = {{1, 512}, true};
-  bert_layers(want, "encoder.layer.", 6, 384, 1536);
+  Wanted want = bert_body("", 30522, 6, 384, 1536, 512, 2);
   linear(want, "pooler.dense", 384, 384);
   CHECK(check_exact(inventory, want) == 22'713'216);
 }
@@ -135,13 +124,7 @@ TEST_CASE("BERT fine-tunes saved by transformers spell LayerNorms weight/bias un
     ["BertForSequenceClassification"], "num_labels": 5, "model_type": "bert", "vocab_size": 100,
     "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32,
     "max_position_embeddings": 8, "type_vocab_size": 2, "torch_dtype": "float32"})");
-  Wanted want;
-  want["bert.embeddings.word_embeddings.weight"] = {{100, 16}};
-  want["bert.embeddings.position_embeddings.weight"] = {{8, 16}};
-  want["bert.embeddings.token_type_embeddings.weight"] = {{2, 16}};
-  layer_norm(want, "bert.embeddings.LayerNorm", 16);
-  want["bert.embeddings.position_ids"] = {{1, 8}, true};
-  bert_layers(want, "bert.encoder.layer.", 1, 16, 32);
+  Wanted want = bert_body("bert.", 100, 1, 16, 32, 8, 2);
   linear(want, "bert.pooler.dense", 16, 16);
   linear(want, "classifier", 5, 16);
   // 1,600 + 128 + 32 + 32; layer 4 x 272 + 32 + 544 + 528 + 32 = 2,224; pooler 272; 85.

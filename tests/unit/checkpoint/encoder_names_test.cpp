@@ -27,14 +27,7 @@ using namespace trace::test::tensors;
 // uploads hold.
 Wanted roberta_body(std::int64_t vocab, int layers, std::int64_t h, std::int64_t ffn,
                     std::int64_t positions, std::int64_t types) {
-  Wanted want;
-  want["roberta.embeddings.word_embeddings.weight"] = {{vocab, h}};
-  want["roberta.embeddings.position_embeddings.weight"] = {{positions, h}};
-  want["roberta.embeddings.token_type_embeddings.weight"] = {{types, h}};
-  layer_norm(want, "roberta.embeddings.LayerNorm", h);
-  want["roberta.embeddings.position_ids"] = {{1, positions}, true};
-  bert_layers(want, "roberta.encoder.layer.", layers, h, ffn);
-  return want;
+  return bert_body("roberta.", vocab, layers, h, ffn, positions, types);
 }
 
 // RobertaLMHead as stored: dense, layer_norm and bias (decoder.weight tied, decoder.bias = bias).
