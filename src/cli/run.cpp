@@ -78,6 +78,8 @@ struct PlanOptions {
   bool train_mtp = false;
   bool kbit_upcast = false;
   bool fused_optimizer = false;
+  bool keep_grads = false;
+  bool foreach_step = false;
   bool fused_norms = false;
   bool separate_head = false;
   bool quantized_head = false;
@@ -398,7 +400,16 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
        "more loss over the vocabulary per MTP depth; default: left out, as transformers does"},
       {"--fused-optimizer", &options.fused_optimizer,
        "AdamW's step as one fused kernel (torch fused=True, DeepSpeed or apex FusedAdam, "
-       "Megatron): no foreach temporary of one optimizer state's size during the step"},
+       "Megatron): no temporary of one optimizer state's size during the step (the default)"},
+      {"--foreach-step", &options.foreach_step,
+       "AdamW's step on PyTorch's foreach path as PyTorch < 2.8 ran it (transformers' "
+       "adamw_torch before it defaulted to adamw_torch_fused): one state-sized temporary "
+       "(exp_avg_sq_sqrt) during the step; PyTorch 2.11's default step was measured without it"},
+      {"--keep-grads", &options.keep_grads,
+       "training: gradients stay allocated between steps (zero_grad(set_to_none=False), "
+       "PyTorch < 2.0's default); default: freed by zero_grad(set_to_none=True) on one GPU and "
+       "under FSDP, so the next forward pass runs without them; kept under ddp and DeepSpeed "
+       "ZeRO, and with --tp or --pp (their buffers persist)"},
       {"--fused-norms", &options.fused_norms,
        "RMSNorm as a fused kernel (Unsloth, Liger, Transformer Engine / Megatron): no fp32 copy "
        "of each norm's input kept for backward, as an eager RMSNorm (transformers, torchtune, "
@@ -603,8 +614,13 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   job.nf4_quantized_in_one_pass = options.nf4_one_pass && job.mode == JobMode::qlora;
   job.train_mtp = options.train_mtp && job.mode != JobMode::serve;
   job.kbit_upcast = options.kbit_upcast;
-  job.foreach_step = !options.fused_optimizer;
+  if (options.foreach_step && options.fused_optimizer) {
+    throw ConfigError("--foreach-step and --fused-optimizer name two AdamW steps; give one");
+  }
+  job.foreach_step = options.foreach_step;
   job.eager_rms_norm = !options.fused_norms;
+  // transformers' Python activations, unless the kernels are fused (Unsloth, Liger, Megatron)
+  job.composed_activations = !options.fused_norms;
   job.separate_head = options.separate_head;
   job.quantized_head = options.quantized_head;
   const std::string targets = to_lower(options.lora_targets);
@@ -656,6 +672,14 @@ Job make_job(const PlanOptions& options, const std::string& mode,
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
+  // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP;
+  // DDP's buckets, DeepSpeed's and Megatron's (tensor / pipeline parallel) buffers keep them.
+  job.gradients_freed = !options.keep_grads && job.tp == 1 && job.pp == 1 &&
+                        (job.sharding == Sharding::single || fsdp);
+  // Mixed precision on one GPU or under DDP is torch.autocast over fp32 weights; ZeRO, FSDP's
+  // MixedPrecision and tensor / pipeline parallel (Megatron) cast the model to bf16.
+  job.autocast_fp32_weights = job.tp == 1 && job.pp == 1 &&
+                              (job.sharding == Sharding::single || job.sharding == Sharding::ddp);
   if (job.rl && fsdp) job.rl->zero3_gathers = false;  // FSDP gathers layer by layer
   job.pipeline_by_memory = options.pp_split == "memory";
   if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {

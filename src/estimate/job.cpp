@@ -197,15 +197,24 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
   }
   if (job.nf4_quantized_in_one_pass && holds_nf4_base(job)) add("quantized in one pass");
   if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
+  if (job.autocast_fp32_weights && job.precision == Precision::mixed &&
+      job.mode != JobMode::serve &&
+      (job.mode == JobMode::full || job.base_dtype.value_or(Dtype::bf16) == Dtype::fp32)) {
+    add("autocast (fp32 residual stream)");
+  }
   if (job.mode == JobMode::serve && job.serve_autocast) add("fp32 weights under autocast");
   if (!job.bnb_matmul_keeps_inputs && holds_nf4_base(job)) {
     add("fused 4-bit kernels");
   }
   if (job.mode != JobMode::serve) add(describe_training(job));
   if (!job.eager_rms_norm && job.mode != JobMode::serve) add("fused norms");
-  if (!job.foreach_step && job.optimizer == Optimizer::adamw && !job.optimizer_in_backward &&
-      !job.cpu_offload) {
-    add("no foreach step");
+  if (job.foreach_step && job.optimizer == Optimizer::adamw && !job.optimizer_in_backward &&
+      !job.cpu_offload && job.mode != JobMode::serve) {
+    add("foreach step");
+  }
+  if (job.gradients_freed && job.grad_accum == 1 && !job.optimizer_in_backward &&
+      job.mode != JobMode::serve) {
+    add("grads freed between steps");
   }
   // The split: on one GPU where a strategy is asked for (ZeRO-3 offload on one card) or the
   // caller names it.

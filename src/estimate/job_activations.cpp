@@ -61,6 +61,15 @@ void JobPass::activations_and_logits() {
   // normalised input as well.
   const std::int64_t to_fp32 = std::max<std::int64_t>(0, 4 - bytes.activation);
   const std::int64_t residual_extra = job.kbit_upcast ? to_fp32 : 0;
+  // Autocast over fp32 weights: the fp32 embedding output starts an fp32 residual stream (each
+  // branch's bf16 output is added to it), read by the norms; what that saves beyond a bf16
+  // model is LayerActivation::autocast_extra_values.
+  const bool autocast_stream =
+      !job.kbit_upcast && job.autocast_fp32_weights && job.precision == Precision::mixed &&
+      (job.mode == JobMode::full || job.base_dtype.value_or(Dtype::bf16) == Dtype::fp32);
+  // Autocast runs the forward (mixed precision on one GPU or DDP), whatever the weights' dtype.
+  const bool autocast_on = job.autocast_fp32_weights && job.precision == Precision::mixed;
+  const std::int64_t autocast_extra = autocast_stream ? to_fp32 : 0;
   const bool eager_norm = job.eager_rms_norm && !job.compiled;
   const std::int64_t norm_upcast_extra = (eager_norm && residual_extra == 0 ? to_fp32 : 0) +
                                          (eager_norm && !lora ? bytes.activation : 0);
@@ -88,20 +97,31 @@ void JobPass::activations_and_logits() {
   if (layers == cache.layers.end()) {
     layers = cache.layers.emplace(job.seq_len, layer_activations(model, job.seq_len)).first;
   }
+  // transformers' Python activations (gelu_new ...), fused under torch.compile.
+  const bool composed = job.composed_activations && !job.compiled;
   for (const LayerActivation& layer : layers->second) {
     // MTP layers run only where they are trained (their weights count only then too).
     if (layer.mtp && !job.train_mtp) continue;
     // QLoRA: bitsandbytes' MatMul4Bit keeps its input A for backward (ctx.tensors = (A, B)),
     // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =
-        layer.values_per_token +
+        layer.values_per_token + (composed ? layer.composed_activation_values : 0) +
         (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
         (holds_nf4_base(job) && job.bnb_matmul_keeps_inputs ? layer.linear_input_values : 0) -
         (job.compiled ? layer.pointwise_values : 0);
-    const std::int64_t layer_bytes =
+    // An eager RMSNorm keeps an fp32 copy of its input anyway; its fp32 normalised input is
+    // the autocast extra, kept only where its weight trains. A fused one keeps its input, fp32
+    // now: the extra whether or not its weight trains.
+    const std::int64_t autocast_values =
+        layer.autocast_extra_values - (lora && eager_norm ? layer.autocast_rms_weight_values : 0);
+    const std::int64_t composed_fp32_values =
+        composed && autocast_on ? layer.composed_autocast_fp32_values : 0;
+    const std::int64_t layer_bytes = checked_add(
         checked_add(checked_add(checked_mul(layer_values, act),
                                 checked_mul(layer.residual_dtype_values, residual_extra)),
-                    checked_mul(layer.rms_norm_input_values, norm_upcast_extra));
+                    checked_mul(layer.rms_norm_input_values, norm_upcast_extra)),
+        checked_add(checked_mul(autocast_values, autocast_extra),
+                    checked_mul(composed_fp32_values, to_fp32)));
     saved_bytes = checked_add(saved_bytes, layer_bytes);
     widest_layer_bytes = std::max(widest_layer_bytes, layer_bytes);
     inputs = checked_add(inputs, layer.input_width);
@@ -149,13 +169,17 @@ void JobPass::activations_and_logits() {
       final_rms_norm_values += stack.final_norm->dim;
     }
   }
-  const std::int64_t final_norm_extra = checked_mul(final_rms_norm_values, norm_upcast_extra);
+  // Under autocast the final RMSNorm reads the fp32 stream: as a layer's norms, 2 bytes more on
+  // its normalised input (eager, its weight training) or on its input (fused).
+  const std::int64_t final_norm_extra =
+      checked_add(checked_mul(final_rms_norm_values, norm_upcast_extra),
+                  checked_mul(lora && eager_norm ? 0 : final_rms_norm_values, autocast_extra));
   saved_bytes = checked_add(saved_bytes, final_norm_extra);
   // Checkpointed layer inputs are the residual stream; the head's input is not.
-  const std::int64_t input_bytes =
-      checked_add(checked_add(checked_mul(inputs, act),
-                              checked_mul(inputs - model.hidden_size, residual_extra)),
-                  final_norm_extra);
+  const std::int64_t input_bytes = checked_add(
+      checked_add(checked_mul(inputs, act),
+                  checked_mul(inputs - model.hidden_size, residual_extra + autocast_extra)),
+      final_norm_extra);
   // The embedding output's dropout mask, when the residual stream has dropout.
   const std::int64_t embedding_mask =
       model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
@@ -260,15 +284,36 @@ void JobPass::activations_and_logits() {
   // the two, counted with the activations.
   b.activations = checked_add(
       b.activations, std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
-  // PyTorch's foreach AdamW (the default on CUDA) builds exp_avg_sq_sqrt, one state-sized
-  // temporary, during the step, when activations and logits are already freed: the step peaks
-  // above the forward pass when that temporary outweighs them. The excess counts with the
-  // optimizer.
+  // The end of backward and the optimizer step (docs/memory.md, "Phases of a step"): every
+  // gradient exists, the activations and logits are gone. PyTorch's foreach AdamW (its default
+  // on CUDA before fused kernels took over) builds exp_avg_sq_sqrt, one state-sized temporary;
+  // a half-precision embedding's backward (embedding_dense_backward) accumulates its gradient in
+  // an fp32 buffer of the table's size, the last op of backward, when the other gradients are
+  // complete. Either outweighing the forward's activations and logits sets the peak: the
+  // temporary's excess counts with the optimizer, the buffer's with the gradients.
+  std::int64_t step_temporary = 0;
   if (job.optimizer == Optimizer::adamw && job.foreach_step && !job.optimizer_in_backward &&
       !job.cpu_offload) {
-    const std::int64_t step_temporary = b.optimizer / 2;
-    b.optimizer = checked_add(b.optimizer,
-                              std::max<std::int64_t>(0, step_temporary - b.activations - b.logits));
+    step_temporary = b.optimizer / 2;
+  }
+  const std::int64_t embedding_buffer =
+      job.mode == JobMode::full && bytes.weight == 2 && !job.optimizer_in_backward
+          ? ceil_div(checked_product({model.vocab_size, model.hidden_size, 4}, "the gradients"),
+                     job.tp)
+          : 0;
+  const std::int64_t forward = checked_add(b.activations, b.logits);
+  const std::int64_t late = std::max(step_temporary, embedding_buffer);
+  const std::int64_t optimizer_excess =
+      step_temporary >= embedding_buffer ? std::max<std::int64_t>(0, step_temporary - forward) : 0;
+  b.optimizer = checked_add(b.optimizer, optimizer_excess);
+  if (job.gradients_freed && job.grad_accum == 1 && !job.optimizer_in_backward) {
+    // Gradients freed after each step (zero_grad(set_to_none=True)) and not accumulated: the
+    // next forward pass runs without them. The peak is the larger of the forward's and the
+    // late phase's (gradients + the larger transient); the gradients count by what they add.
+    b.gradients =
+        std::max<std::int64_t>(0, checked_add(b.gradients, late) - forward) - optimizer_excess;
+  } else if (embedding_buffer > step_temporary) {
+    b.gradients = checked_add(b.gradients, std::max<std::int64_t>(0, embedding_buffer - forward));
   }
   // torchao before 0.2 quantizes a weight to nf4 in one pass (torchao PR #196 chunked it, "a
   // large memory spike due to intermediates"): beside the stored weights, the weight's bf16

@@ -37,6 +37,37 @@ std::int64_t attention_saved_values(const Attention& attention) {
 }
 
 // Values one token saves inside an MLP, its input excluded.
+// Activations transformers writes as Python expressions (ACT2FN) save the intermediate
+// tensors their backward needs, beyond the input a fused kernel keeps: gelu_new and
+// gelu_accurate (0.5x (1 + tanh(k (x + 0.044715 x^3)))): tanh's output, 1 + tanh and 0.5x;
+// gelu_fast also the two factors of the tanh's argument; quick_gelu (x sigmoid(1.702 x)): the
+// sigmoid's output. Per intermediate value; measured on an H200 (docs/memory.md). Frameworks
+// with their own models (LitGPT, torchtune, Megatron) call a fused kernel instead.
+std::int64_t composed_activation_values(const std::string& activation) {
+  if (activation == "gelu_new" || activation == "gelu_accurate") return 3;
+  if (activation == "gelu_fast") return 5;
+  if (activation == "quick_gelu") return 1;
+  return 0;
+}
+
+// Under autocast torch.pow runs in fp32 (autocast's fp32 op list), so gelu_new's cube upcasts
+// its input and everything computed from it: the fp32 input pow keeps (in place of the bf16
+// one), tanh's output and 1 + tanh are fp32. Values per intermediate value that take 2 bytes
+// more.
+std::int64_t composed_activation_fp32_values(const std::string& activation) {
+  return activation == "gelu_new" || activation == "gelu_accurate" ? 3 : 0;
+}
+
+std::int64_t mlp_composed_values(const Mlp& mlp) {
+  if (mlp.kind != MlpKind::gated && mlp.kind != MlpKind::plain) return 0;
+  return composed_activation_values(mlp.activation) * mlp.intermediate;
+}
+
+std::int64_t mlp_composed_fp32_values(const Mlp& mlp) {
+  if (mlp.kind != MlpKind::gated && mlp.kind != MlpKind::plain) return 0;
+  return composed_activation_fp32_values(mlp.activation) * mlp.intermediate;
+}
+
 std::int64_t mlp_inner_values(const Mlp& mlp) {
   switch (mlp.kind) {
     case MlpKind::none:
@@ -579,6 +610,10 @@ void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq
   scale(layer.pointwise_values);
   scale(layer.residual_dtype_values);
   scale(layer.rms_norm_input_values);
+  scale(layer.autocast_extra_values);
+  scale(layer.autocast_rms_weight_values);
+  scale(layer.composed_activation_values);
+  scale(layer.composed_autocast_fp32_values);
   if (layer.attention_heads > 0) {
     layer.attended_tokens = fixed;
     scale(layer.attended_tokens);
@@ -586,6 +621,35 @@ void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq
 }
 
 }  // namespace
+
+// What autocast over fp32 weights saves beyond a bf16 model, per token (LayerActivation::
+// autocast_extra_values): the Linears reading the residual stream's norms each cast it to bf16
+// apart (autocast caches only leaf weights' casts), a residual-width RMSNorm's normalised input
+// stays fp32, and a LayerNorm's saved input is the fp32 stream.
+void autocast_values(const Block& block, LayerActivation& layer) {
+  const std::int64_t width = block.attention.input_dim;
+  std::int64_t extra_casts = 0;
+  if (block.attention.kind == AttentionKind::standard && !block.attention.fused_qkv &&
+      !block.attention.is_cross) {
+    extra_casts += 2;  // q, k, v
+  }
+  if (block.mlp.kind == MlpKind::gated && !block.mlp.fused_gate_up) extra_casts += 1;  // gate, up
+  if (block.parallel_residual && block.attention.kind != AttentionKind::none &&
+      block.mlp.kind != MlpKind::none) {
+    extra_casts += 1;  // one norm's output read by the attention and the MLP
+  }
+  std::int64_t rms = 0, layer_norms = 0;
+  for (const Norm& norm : block.norms) {
+    if (norm.dim != width) continue;
+    if (norm.kind == NormKind::rms_norm)
+      ++rms;
+    else
+      ++layer_norms;
+  }
+  layer.autocast_rms_weight_values = checked_mul(rms, width, "the activation size");
+  layer.autocast_extra_values =
+      checked_mul(extra_casts + rms + layer_norms, width, "the activation size");
+}
 
 std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
@@ -623,6 +687,9 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.residual_dtype_values =
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim +
           over_token_mlps(block, mlp_projection_output_values);
+      autocast_values(block, layer);
+      layer.composed_activation_values = over_token_mlps(block, mlp_composed_values);
+      layer.composed_autocast_fp32_values = over_token_mlps(block, mlp_composed_fp32_values);
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

@@ -56,6 +56,18 @@ std::optional<std::pair<int, int>> year_month_in(const std::string& text) {  // 
   return found;
 }
 
+// Whether a text dates its run before PyTorch 2.0 (March 2023), whose zero_grad() began to free
+// the gradients (set_to_none=True): by its first year-month, else its first year ("2022-23
+// version"). Lower case.
+bool dated_before_torch_2(const std::string& text) {
+  if (const std::optional<std::pair<int, int>> date = year_month_in(text)) {
+    return *date < std::pair{2023, 3};
+  }
+  static const std::regex year(R"(\b(20\d\d)\b)");
+  std::smatch match;
+  return std::regex_search(text, match, year) && std::stoi(match[1].str()) < 2023;
+}
+
 // The version a text gives for a framework (version_pattern(name)): the first "X.Y[.Z]" after
 // its name with no digit between ("torchtune 0.4.0", "torchtune lora_finetune_distributed (v0.3, Oct 2024)",
 // "vllm v0.5.4", "vllm 0.6.x"); a missing patch reads as 0.
@@ -160,8 +172,9 @@ bool names_megatron(const std::string& text) {
 // Unsloth's kernel; vocab-parallel where the framework is Megatron (ms-swift's megatron sft,
 // NeMo); chunked for LitGPT (chunked_cross_entropy in every finetune script), wherever the text
 // says chunked CE, and torchtune from v0.3 (Sept 2024), whose recipe configs all use
-// CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE; transformers'
-// full fp32 loss otherwise. `text`: the framework and notes; `framework`: that
+// CEWithChunkedOutputLoss (torchtune PR #1390) unless the text says standard CE or is a
+// cumulative ablation that does not name the chunked loss; transformers' full fp32 loss
+// otherwise. `text`: the framework and notes; `framework`: that
 // cell alone (its version); `source`: where the row comes from (its date).
 LossImpl loss_named_in(const std::string& text, const std::string& framework,
                        const std::string& source) {  // lower case
@@ -173,8 +186,10 @@ LossImpl loss_named_in(const std::string& text, const std::string& framework,
       has("chunked cross")) {
     return LossImpl::chunked;
   }
+  // A cumulative ablation adds what each row names to the baseline's: it names the chunked
+  // loss where it is on (matched above), so the rest keep the baseline's standard CE.
   if (torchtune_from_v0_3(text, framework, source) && !has("standard ce") &&
-      !has("standard cross")) {
+      !has("standard cross") && !has("cumulative ablation")) {
     return LossImpl::chunked;
   }
   return LossImpl::full;
@@ -630,8 +645,28 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   job.eager_rms_norm = framework_and_notes.find("unsloth") == std::string::npos &&
                        framework_and_notes.find("liger") == std::string::npos &&
                        !names_megatron(framework_and_notes);
+  // transformers' own models run its Python activations; LitGPT, torchtune and Megatron have
+  // models of their own, Unsloth and Liger fused kernels.
+  job.composed_activations = job.eager_rms_norm && !names_litgpt(framework_and_notes) &&
+                             framework_and_notes.find("torchtune") == std::string::npos;
   job.foreach_step = foreach_step_in(optimizer_text, framework_and_notes,
                                      to_lower(get("framework")), to_lower(get("source")));
+  // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP
+  // (as trace's CLI defaults); DDP, DeepSpeed and Megatron keep their gradient buffers, and so
+  // did zero_grad() before PyTorch 2.0 (March 2023), as a row's date says.
+  job.gradients_freed = job.tp == 1 && job.pp == 1 &&
+                        (job.sharding == Sharding::single || sharding == "fsdp") &&
+                        !names_megatron(framework_and_notes) &&
+                        framework_and_notes.find("deepspeed") == std::string::npos &&
+                        !dated_before_torch_2(framework_and_notes + " " + to_lower(get("source")));
+  // Mixed precision as torch.autocast over fp32 weights, unless DeepSpeed, FSDP or Megatron
+  // cast the model to bf16 (as trace's CLI defaults), or Unsloth or Liger patch the forward
+  // with kernels of their own (not measured: trace assumes no fp32 stream there).
+  job.autocast_fp32_weights = job.tp == 1 && job.pp == 1 &&
+                              (job.sharding == Sharding::single || job.sharding == Sharding::ddp) &&
+                              !names_megatron(framework_and_notes) &&
+                              framework_and_notes.find("deepspeed") == std::string::npos &&
+                              job.eager_rms_norm;
   job.nf4_quantized_in_one_pass =
       (job.mode == JobMode::qlora || job.base_nf4) &&
       torchao_quantizes_in_one_pass(to_lower(get("framework") + " " + get("notes") + " " +

@@ -260,7 +260,7 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
     // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
     // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
     // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
-    const double reserve = 1.0 / (1.0 - a.memory.headroom_fraction);
+    const double reserve = a.reserved_over_allocated;
     const std::int64_t counted =
         row.counter == MemoryCounter::allocated
             ? peak

@@ -154,6 +154,16 @@ struct Job {
   /// PEFT's prepare_model_for_kbit_training (TRL, axolotl, FastChat, PEFT's QLoRA examples): a
   /// 4-bit or 8-bit base's unquantized parameters (embeddings, norms, head) cast to fp32.
   bool kbit_upcast = false;
+  /// Mixed precision runs as torch.autocast over the fp32 weights (transformers' Trainer,
+  /// Accelerate, Lightning's "bf16-mixed"): the fp32 embedding output makes the residual stream
+  /// fp32 (each branch's bf16 output is added to it). false: the model itself is cast to bf16
+  /// and the fp32 master copy lives in the optimizer (DeepSpeed, FSDP's MixedPrecision,
+  /// Megatron), so the stream is bf16.
+  bool autocast_fp32_weights = false;
+  /// The model's activation runs as transformers writes it (ACT2FN): gelu_new, gelu_fast and
+  /// quick_gelu are Python expressions whose intermediates are saved for backward. false: a
+  /// fused kernel (LitGPT, torchtune, Megatron's own models; Unsloth and Liger).
+  bool composed_activations = false;
   /// Preference training: pairs of sequences per micro-batch item, and DPO's or KTO's reference.
   Preference preference = Preference::none;
   /// DPO or KTO with the reference's log-probabilities computed before training (TRL's
@@ -182,6 +192,11 @@ struct Job {
   /// temporary while the step runs; false for a fused kernel (torch fused=True, DeepSpeed's or
   /// apex's FusedAdam, Megatron) or a per-parameter loop (transformers' own AdamW).
   bool foreach_step = true;
+  /// The trainer frees the gradients after each optimizer step (zero_grad(set_to_none=True),
+  /// PyTorch >= 2.0's default: transformers' Trainer, Accelerate, LitGPT, torchtune), so the
+  /// next forward pass runs without them (with grad_accum 1). false: they stay allocated
+  /// (zero_grad(set_to_none=False), DDP's gradient buckets, DeepSpeed's and Megatron's buffers).
+  bool gradients_freed = false;
   /// RMSNorm runs eagerly (transformers, torchtune, LitGPT): it upcasts its input to fp32 and
   /// keeps that copy for backward; false for a fused kernel (Unsloth, Liger, Transformer
   /// Engine / Megatron) or under torch.compile.

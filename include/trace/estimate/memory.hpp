@@ -283,6 +283,21 @@ struct LayerActivation {
   /// The inputs of the layer's residual-width RMSNorms per token: an eager RMSNorm (transformers,
   /// torchtune, LitGPT) upcasts its input to fp32 and keeps that copy for backward.
   std::int64_t rms_norm_input_values = 0;
+  /// Under torch.autocast over fp32 weights, the values per token saved beyond a bf16 model's:
+  /// each Linear reading a norm's fp32 output saves its own bf16 cast of it (q, k and v three;
+  /// gate and up two), a residual-width RMSNorm keeps its normalised input (eager, for its
+  /// weight's gradient) or its input (fused) in fp32, and a LayerNorm its fp32 input. Two bytes
+  /// each.
+  std::int64_t autocast_extra_values = 0;
+  /// The autocast part that comes from a trained RMSNorm's weight (dropped when it is frozen).
+  std::int64_t autocast_rms_weight_values = 0;
+  /// Values per token a Python-composed activation (transformers' gelu_new, gelu_fast,
+  /// quick_gelu) saves beyond a fused kernel's input: the intermediate tensors its backward
+  /// reads. Pointwise: torch.compile recomputes them.
+  std::int64_t composed_activation_values = 0;
+  /// Of those (and the input they start from), the values autocast makes fp32: gelu_new's
+  /// torch.pow is on autocast's fp32 list. Two bytes more each under autocast.
+  std::int64_t composed_autocast_fp32_values = 0;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

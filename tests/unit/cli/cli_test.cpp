@@ -180,6 +180,25 @@ TEST_CASE("workload flags reach the plan", "[cli][json]") {
         base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
 }
 
+TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
+  // Llama-3.1-8B, mixed precision, 16 tokens on one GPU: zero_grad(set_to_none=True) frees the
+  // 8,030,261,248 x 4 bytes of fp32 gradients before the next forward, so they count only by
+  // what they add above its activations and logits; --keep-grads holds them all, as DDP does.
+  const std::vector<std::string> args = {
+      "meta-llama/Llama-3.1-8B", "--json", "--mode", "full", "--seq-len", "16", "--batch", "1"};
+  const nlohmann::json freed = run_json(args)["estimate"];
+  const std::int64_t forward = freed["breakdown"]["activations"].get<std::int64_t>() +
+                               freed["breakdown"]["logits"].get<std::int64_t>();
+  CHECK(freed["breakdown"]["gradients"] == 8'030'261'248LL * 4 - forward);
+  CHECK(freed["read_as"].get<std::string>().find("grads freed between steps") != std::string::npos);
+  std::vector<std::string> kept = args;
+  kept.push_back("--keep-grads");
+  CHECK(run_json(kept)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4);
+  std::vector<std::string> ddp = args;
+  for (const char* arg : {"--gpus", "2", "--strategy", "ddp"}) ddp.push_back(arg);
+  CHECK(run_json(ddp)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4);
+}
+
 TEST_CASE("framework switches reach the job: fused norms, fused optimizer step", "[cli][json]") {
   // Llama-3.1-8B full fine-tune under mixed precision, 16 tokens on one GPU. Eager RMSNorms
   // (the default) keep an fp32 copy of their input and, the weights training, the normalised
@@ -193,15 +212,24 @@ TEST_CASE("framework switches reach the job: fused norms, fused optimizer step",
   CHECK(eager["activations"].get<std::int64_t>() -
             run_json(fused_norms)["estimate"]["breakdown"]["activations"].get<std::int64_t>() ==
         266'240LL * 4 * 16);
-  // The foreach AdamW step's temporary (one fp32 moment, 4 x 8,030,261,248 bytes) outweighs
-  // the 16 tokens' activations and logits; a fused step has none.
+  // The default step is fused (PyTorch 2.11's default AdamW was measured so): two fp32 moments
+  // and no temporary; --fused-optimizer says the same. The foreach step's temporary (one fp32
+  // moment, 4 x 8,030,261,248 bytes) outweighs the 16 tokens' activations and logits.
   std::vector<std::string> fused_step = args;
   fused_step.push_back("--fused-optimizer");
   const nlohmann::json fused = run_json(fused_step)["estimate"]["breakdown"];
-  CHECK(fused["optimizer"] == 8'030'261'248LL * 8);
-  CHECK(eager["optimizer"].get<std::int64_t>() - fused["optimizer"].get<std::int64_t>() ==
+  CHECK(eager["optimizer"] == 8'030'261'248LL * 8);
+  CHECK(fused["optimizer"] == eager["optimizer"]);
+  std::vector<std::string> foreach_step = args;
+  foreach_step.push_back("--foreach-step");
+  const nlohmann::json foreach = run_json(foreach_step)["estimate"]["breakdown"];
+  CHECK(foreach["optimizer"].get<std::int64_t>() - eager["optimizer"].get<std::int64_t>() ==
         8'030'261'248LL * 4 - eager["activations"].get<std::int64_t>() -
             eager["logits"].get<std::int64_t>());
+  // Naming both steps is bad input, not a guess.
+  std::vector<std::string> both = foreach_step;
+  both.push_back("--fused-optimizer");
+  CHECK(trace::test::run_cli_offline(both).exit_code == 2);
 }
 
 TEST_CASE("the card table's tensor-parallel serving plan is the serve job's per-GPU peak",

@@ -118,10 +118,11 @@ TEST_CASE("Marian's and Pegasus's sinusoidal tables train nothing in a full fine
           "[bart][memory]") {
   // pegasus-large: 570,797,056 parameters, of which the two 1,024 x 1,024 sinusoidal tables
   // (requires_grad False) are 2,097,152: pure bf16 keeps 2 bytes of gradient for each of the
-  // 568,699,904 others, and AdamW two 2-byte states.
+  // 568,699,904 others (held between steps: --keep-grads), and AdamW two 2-byte states.
   const std::string path = trace::test::config_path("google--pegasus-large.reconstructed.json");
-  const trace::test::CliResult result = trace::test::run_cli_offline(
-      {path, "--mode", "full", "--precision", "bf16", "--seq-len", "512", "--json"});
+  const trace::test::CliResult result =
+      trace::test::run_cli_offline({path, "--mode", "full", "--precision", "bf16", "--seq-len",
+                                    "512", "--keep-grads", "--json"});
   REQUIRE(result.exit_code == 0);
   const nlohmann::json out = nlohmann::json::parse(result.out);
   CHECK(out["parameters"]["total"] == 570'797'056);
