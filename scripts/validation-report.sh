@@ -233,7 +233,10 @@ optimizer.step(); optimizer.zero_grad(set_to_none=True)`, mixed precision as
 reads `torch.cuda.max_memory_allocated()` less what was allocated before it. The jobs are in
 `scripts/measure/jobs.json`, the raw readings (allocated and reserved peaks, the memory outside
 PyTorch, step times) in `results-1.jsonl` to `results-3.jsonl` beside the CSV, which
-`scripts/measure/to_csv.py` turns into the rows below. Reproduce on a CUDA machine with
+`scripts/measure/to_csv.py` turns into the rows below (`jobs.json` also holds run 4's ten
+probes, not measured yet: LoRA adapters in fp32 or bf16 with and without autocast, reentrant
+checkpointing, Gemma 3's `generate()` at 4,096 and 8,192 tokens and with eager attention).
+Reproduce on a CUDA machine with
 
     python3 scripts/measure/measure_peaks.py scripts/measure/jobs.json OUT
     python3 scripts/measure/to_csv.py scripts/measure/jobs.json OUT/results.jsonl > runs.csv
@@ -256,9 +259,9 @@ bf16, bloom-560m, Qwen3-8B LoRA at 8,192 tokens, Mistral-7B LoRA, Llama-3.1-8B g
 −3.8% to +6.0%. `ctest` gates this scoreboard (`cli.validate_measured_h200`: recall ≥ 85%,
 false "does not fit" ≤ 3%, median ≤ 3%, p90 ≤ 11%), so it needs no `../shared`.
 
-What these runs still show trace does not explain: `generate()` of Gemma 3 at 16,384 and 32,768
-tokens reads −21% and −43% (its sliding-window layers' masks and cache during the whole-prompt
-prefill); PEFT's fp32 adapters under autocast cost 4.1 GiB (Llama-3.2-1B) and 4.8 GiB
+`generate()` of Gemma 3 at 16,384 and 32,768 tokens read −21% and −43% until trace counted the
+sliding-window mask transformers builds over the whole prompt (memory.md, "Serve jobs"): +1.6%
+and +5.9% now. What these runs still show trace does not explain: PEFT's fp32 adapters under autocast cost 4.1 GiB (Llama-3.2-1B) and 4.8 GiB
 (Qwen3-8B) more than bf16 adapters without autocast, where trace counts the adapters' own bytes
 only (−4.4% and −10.7% against +3.2% and −2.3%); full checkpointing reads +8% to +13% (trace
 adds the recomputed layer to the loss's logits, which never coexist in these runs, but the

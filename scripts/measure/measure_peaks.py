@@ -82,7 +82,7 @@ def run_training(job, config, record):
     model.config.use_cache = False
     if job.get("grad_ckpt", "none") == "full":
         model.gradient_checkpointing_enable(
-            gradient_checkpointing_kwargs={"use_reentrant": False})
+            gradient_checkpointing_kwargs={"use_reentrant": job.get("ckpt_reentrant", False)})
     if job["task"] == "lora":
         from peft import LoraConfig, get_peft_model
 

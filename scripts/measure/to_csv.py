@@ -40,6 +40,8 @@ def main():
             if record.get("status") != "ok":
                 continue
             job = jobs[record["id"]]
+            if not job.get("csv", True):
+                continue  # a probe of a setting trace's job columns cannot state
             rows.append(row_for(job, record, environment, on_card=False))
             if "cap_gpu" in job:
                 rows.append(row_for(job, record, environment, on_card=True))

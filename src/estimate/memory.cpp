@@ -441,6 +441,24 @@ std::int64_t encoder_sequence_bytes(const ModelDescription& model, std::int64_t 
   return checked_add(bytes, checked_product({head_values, tokens, act}, "the head's output"));
 }
 
+namespace {
+
+// Whether a text layer attends through a sliding window shorter than `context` tokens.
+bool has_window_shorter_than(const ModelDescription& model, std::int64_t context) {
+  for (const Stack& stack : model.stacks) {
+    if (stack.vision || stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      const std::int64_t window = block.attention.sliding_window;
+      if (block.attention.kind == AttentionKind::standard && window > 0 && window < context) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t context,
                                      std::int64_t concurrency, std::int64_t tp,
                                      const MemoryAssumptions& assumptions) {
@@ -450,9 +468,16 @@ std::int64_t serving_transient_bytes(const ModelDescription& model, std::int64_t
   }
   std::int64_t tokens = checked_mul(context, concurrency, "the prompt tokens");
   if (assumptions.prefill_chunk_tokens > 0) tokens = std::min(tokens, assumptions.prefill_chunk_tokens);
-  return std::max(forward_working_bytes(model, tokens, tp, assumptions),
-                  sampling_bytes(model, std::max(concurrency, assumptions.max_num_seqs), tokens,
-                                 assumptions));
+  std::int64_t forward = forward_working_bytes(model, tokens, tp, assumptions);
+  if (assumptions.prefill_chunk_tokens == 0 && assumptions.max_num_seqs == 0 &&
+      has_window_shorter_than(model, context)) {
+    // transformers' generate(): the sliding-window layers' materialised mask over the prompt
+    forward = checked_add(forward, checked_product({concurrency, context, context,
+                                                    assumptions.generate_window_mask_bytes},
+                                                   "the attention mask"));
+  }
+  return std::max(forward, sampling_bytes(model, std::max(concurrency, assumptions.max_num_seqs),
+                                          tokens, assumptions));
 }
 
 std::int64_t pipeline_stage_of(std::int64_t layer, std::int64_t layers, std::int64_t pp) {

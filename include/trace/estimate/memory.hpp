@@ -118,6 +118,13 @@ struct MemoryAssumptions {
   /// whatever the load (vLLM's max_num_seqs, 256); the sampling step covers
   /// max(concurrency, this). 0: the concurrency only (transformers' generate).
   std::int64_t max_num_seqs = 256;
+  /// Serving through transformers' generate() (prefill_chunk_tokens and max_num_seqs 0): a
+  /// model with sliding-window layers shorter than the prompt gets its sliding mask built, a
+  /// bool [sequences, 1, s, s] (1 byte a query-key pair), and torch SDPA turns it into an
+  /// additive bias of the query's dtype for its memory-efficient kernel (2 more) at each of
+  /// those layers; a causal-only model's mask is skipped (is_causal). Measured on an H200:
+  /// Gemma-3-1B, 16,384 and 32,768 tokens (docs/memory.md, "Serve jobs").
+  std::int64_t generate_window_mask_bytes = 3;
   /// Serving: tokens vLLM's fused MoE kernel sizes its intermediate caches for at most
   /// (VLLM_FUSED_MOE_CHUNK_SIZE, 32,768).
   std::int64_t moe_chunk_tokens = 32768;
