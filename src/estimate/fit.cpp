@@ -209,6 +209,25 @@ void shard_training(ModeFit& fit, const TrainingCardSearch& training, JobMode mo
   fit.strategy = data_parallel_label(job);
 }
 
+// A training mode that fits one card: its largest batch searched with the job estimator, as
+// `--mode` reports it. The peak is not linear in the batch where the step's phase sets it at
+// small batches (gradients freed between steps: docs/memory.md, "Phases of a step").
+void exact_batch(ModeFit& fit, const TrainingCardSearch& training, JobMode mode,
+                 std::int64_t budget) {
+  if (!fit.fits) return;
+  const MemoryAssumptions& a = training.estimator.assumptions();
+  Job job = training.job;
+  job.mode = mode;
+  job.gpus = job.tp = job.pp = job.ep = 1;
+  job.sharding = Sharding::single;
+  job.cpu_offload = false;
+  job.seq_len = a.seq_len;
+  job.batch = a.batch;
+  job.lora_rank = a.lora_rank;
+  fit.max_batch =
+      largest_fitting(training.estimator, job, JobKnob::batch, k_max_reported_batch, budget);
+}
+
 }  // namespace
 
 std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescription& model,
@@ -256,6 +275,7 @@ std::vector<CardFit> fit_cards(const MemoryEstimate& memory, const ModelDescript
     card.full_finetune = fit_mode(memory.full_finetune, card.budget_bytes);
     card.lora = fit_mode(memory.lora, card.budget_bytes);
     if (training) {
+      exact_batch(card.full_finetune, *training, JobMode::full, card.budget_bytes);
       shard_training(card.full_finetune, *training, JobMode::full, card.budget_bytes);
       shard_training(card.lora, *training, JobMode::lora, card.budget_bytes);
     }

@@ -273,7 +273,12 @@ ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCo
   mode.breakdown.activations = checked_add(mode.breakdown.activations, mode.breakdown.logits);
   mode.breakdown.logits = 0;
   mode.breakdown.overhead = a.cuda_context_bytes;
-  mode.per_sequence_bytes = two.total() - one.total();
+  // The forward pass grows with the batch; a peak set by the step's phase (gradients freed
+  // between steps, a step temporary) does not, until the forward outgrows it, so the batch-1 to
+  // batch-2 difference can understate the slope. The forward's own per-sequence bytes are the
+  // slope from there on: total(1) + (b - 1) x that bounds every batch's peak from above.
+  mode.per_sequence_bytes =
+      std::max(two.total() - one.total(), checked_add(one.activations, one.logits));
   mode.shardable_bytes =
       checked_add(checked_add(one.weights, one.gradients), one.optimizer, "the weights");
   mode.fixed_bytes = checked_add(one.total() - mode.per_sequence_bytes, a.cuda_context_bytes);

@@ -199,6 +199,19 @@ TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
   CHECK(run_json(ddp)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4);
 }
 
+TEST_CASE("the card table's largest batch is the job estimator's", "[cli][json]") {
+  // Qwen2.5-7B in pure bf16 at 512 tokens on an H200: at batch 1 the step's phase (gradients
+  // and the embedding's fp32 backward buffer) sets the peak, so the peak grows with the batch
+  // only once the forward outgrows it. A straight line through batches 1 and 2 would call the
+  // card unbounded; the table searches as --mode does.
+  const nlohmann::json out = run_json({"Qwen/Qwen2.5-7B", "--json", "--mode", "full", "--precision",
+                                       "bf16", "--seq-len", "512", "--gpu", "h200"});
+  const std::int64_t searched = out["estimate"]["max_batch"].get<std::int64_t>();
+  CHECK(searched > 2);
+  CHECK(searched < 1'000);
+  CHECK(out["cards"][0]["modes"]["full_finetune"]["max_batch"] == searched);
+}
+
 TEST_CASE("framework switches reach the job: fused norms, fused optimizer step", "[cli][json]") {
   // Llama-3.1-8B full fine-tune under mixed precision, 16 tokens on one GPU. Eager RMSNorms
   // (the default) keep an fp32 copy of their input and, the weights training, the normalised
