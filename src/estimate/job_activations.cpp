@@ -303,6 +303,7 @@ void JobPass::activations_and_logits() {
           : 0;
   const std::int64_t forward = checked_add(b.activations, b.logits);
   const std::int64_t late = std::max(step_temporary, embedding_buffer);
+  estimate.gradients_at_step = b.gradients;
   const std::int64_t optimizer_excess =
       step_temporary >= embedding_buffer ? std::max<std::int64_t>(0, step_temporary - forward) : 0;
   b.optimizer = checked_add(b.optimizer, optimizer_excess);

@@ -354,6 +354,7 @@ std::string render_json(const Report& report) {
       if (v.max_context) estimate["job_max_context"] = *v.max_context;
     }
     if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
+    if (v.job.mode != JobMode::serve) estimate["gradients_at_step"] = v.gradients_at_step;
   }
   if (report.training_run) out["training"] = training_json(*report.training_run);
   if (!report.serving.empty()) {

@@ -448,13 +448,19 @@ std::string job_line(const Report& report) {
   const JobVerdict& v = *report.job;
   const MemoryBreakdown& b = v.breakdown;
   // The job as the estimator read it (every setting that moves it), so the number traces back.
+  // Gradients freed between steps count by what they add above the forward; say what they are.
+  const std::string gradients =
+      v.gradients_at_step > b.gradients
+          ? fmt::format("{} (of {}, freed between steps)", format_bytes(b.gradients),
+                        format_bytes(v.gradients_at_step))
+          : format_bytes(b.gradients);
   std::string line = fmt::format(
       "Job ({}): {} per GPU = weights {} + gradients {} + optimizer {} + activations {} "
       "+ logits {} + KV {} + state {} + {} {}",
       describe_job(v.job, OneGpu::named), format_bytes(v.peak_bytes()), format_bytes(b.weights),
-      format_bytes(b.gradients), format_bytes(b.optimizer), format_bytes(b.activations),
-      format_bytes(b.logits), format_bytes(b.kv_cache), format_bytes(b.ssm_state),
-      overhead_label(report), format_bytes(b.overhead));
+      gradients, format_bytes(b.optimizer), format_bytes(b.activations), format_bytes(b.logits),
+      format_bytes(b.kv_cache), format_bytes(b.ssm_state), overhead_label(report),
+      format_bytes(b.overhead));
   if (b.generation > 0) line += fmt::format(" + generation {}", format_bytes(b.generation));
   if (!v.gpu.empty()) {
     line += fmt::format("; {} on {} (budget {})", v.fits ? "fits" : "does not fit", v.gpu,

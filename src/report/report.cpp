@@ -389,6 +389,7 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
         estimate_job(report.model, report.parameters, job, report.assumptions);
     verdict.breakdown = estimate.breakdown;
     verdict.trainable_params = estimate.trainable_params;
+    verdict.gradients_at_step = estimate.gradients_at_step;
     // the CUDA context, beside any tensor-parallel buffers the estimate holds
     verdict.breakdown.overhead =
         checked_add(verdict.breakdown.overhead, report.assumptions.cuda_context_bytes);

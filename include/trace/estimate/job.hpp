@@ -257,6 +257,9 @@ struct Job {
 struct JobEstimate {
   MemoryBreakdown breakdown;  ///< per GPU (no overhead): what the framework allocates at its peak
   std::int64_t trainable_params = 0;
+  /// Every gradient's bytes per GPU, as the end of backward holds them; where they are freed
+  /// between steps, breakdown.gradients is only what they add to the peak.
+  std::int64_t gradients_at_step = 0;
 };
 
 /// The largest --seq-len and --batch a job may ask for.

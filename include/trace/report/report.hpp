@@ -59,6 +59,7 @@ struct JobVerdict {
   MemoryBreakdown breakdown;  ///< per GPU, the CUDA context as overhead
   std::int64_t peak_bytes() const { return breakdown.total(); }  ///< what one GPU must hold
   std::int64_t trainable_params = 0;
+  std::int64_t gradients_at_step = 0;  ///< JobEstimate::gradients_at_step
   std::string gpu;                  ///< the card checked against (empty: none)
   std::int64_t usable_bytes = 0;
   std::int64_t budget_bytes = 0;    ///< usable less headroom

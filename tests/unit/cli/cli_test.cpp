@@ -190,6 +190,7 @@ TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
   const std::int64_t forward = freed["breakdown"]["activations"].get<std::int64_t>() +
                                freed["breakdown"]["logits"].get<std::int64_t>();
   CHECK(freed["breakdown"]["gradients"] == 8'030'261'248LL * 4 - forward);
+  CHECK(freed["gradients_at_step"] == 8'030'261'248LL * 4);
   CHECK(freed["read_as"].get<std::string>().find("grads freed between steps") != std::string::npos);
   std::vector<std::string> kept = args;
   kept.push_back("--keep-grads");
