@@ -674,12 +674,10 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
   // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP;
   // DDP's buckets, DeepSpeed's and Megatron's (tensor / pipeline parallel) buffers keep them.
-  job.gradients_freed = !options.keep_grads && job.tp == 1 && job.pp == 1 &&
-                        (job.sharding == Sharding::single || fsdp);
+  job.gradients_freed = !options.keep_grads && frees_gradients_by_default(job, fsdp);
   // Mixed precision on one GPU or under DDP is torch.autocast over fp32 weights; ZeRO, FSDP's
   // MixedPrecision and tensor / pipeline parallel (Megatron) cast the model to bf16.
-  job.autocast_fp32_weights = job.tp == 1 && job.pp == 1 &&
-                              (job.sharding == Sharding::single || job.sharding == Sharding::ddp);
+  job.autocast_fp32_weights = autocasts_fp32_weights_by_default(job);
   if (job.rl && fsdp) job.rl->zero3_gathers = false;  // FSDP gathers layer by layer
   job.pipeline_by_memory = options.pp_split == "memory";
   if (options.grad_accum < 1 || options.grad_accum > (1 << 20)) {

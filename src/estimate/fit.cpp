@@ -215,15 +215,8 @@ void shard_training(ModeFit& fit, const TrainingCardSearch& training, JobMode mo
 void exact_batch(ModeFit& fit, const TrainingCardSearch& training, JobMode mode,
                  std::int64_t budget) {
   if (!fit.fits) return;
-  const MemoryAssumptions& a = training.estimator.assumptions();
-  Job job = training.job;
+  Job job = one_card_job(training.job, training.estimator.assumptions());
   job.mode = mode;
-  job.gpus = job.tp = job.pp = job.ep = 1;
-  job.sharding = Sharding::single;
-  job.cpu_offload = false;
-  job.seq_len = a.seq_len;
-  job.batch = a.batch;
-  job.lora_rank = a.lora_rank;
   fit.max_batch =
       largest_fitting(training.estimator, job, JobKnob::batch, k_max_reported_batch, budget);
 }

@@ -197,9 +197,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
   }
   if (job.nf4_quantized_in_one_pass && holds_nf4_base(job)) add("quantized in one pass");
   if (job.kbit_upcast) add("fp32 rest (kbit preparation)");
-  if (job.autocast_fp32_weights && job.precision == Precision::mixed &&
-      job.mode != JobMode::serve &&
-      (job.mode == JobMode::full || job.base_dtype.value_or(Dtype::bf16) == Dtype::fp32)) {
+  if (job.mode != JobMode::serve && autocast_fp32_stream(job)) {
     add("autocast (fp32 residual stream)");
   }
   if (job.mode == JobMode::serve && job.serve_autocast) add("fp32 weights under autocast");
@@ -253,13 +251,33 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCount& params,
-                                Job job, const MemoryAssumptions& a) {
+bool frees_gradients_by_default(const Job& job, bool fsdp) {
+  return job.tp == 1 && job.pp == 1 && (job.sharding == Sharding::single || fsdp);
+}
+
+bool autocasts_fp32_weights_by_default(const Job& job) {
+  return job.tp == 1 && job.pp == 1 &&
+         (job.sharding == Sharding::single || job.sharding == Sharding::ddp);
+}
+
+bool autocast_fp32_stream(const Job& job) {
+  return !job.kbit_upcast && job.autocast_fp32_weights && job.precision == Precision::mixed &&
+         (job.mode == JobMode::full || job.base_dtype.value_or(Dtype::bf16) == Dtype::fp32);
+}
+
+Job one_card_job(Job job, const MemoryAssumptions& assumptions) {
   job.gpus = job.tp = job.pp = job.ep = 1;
   job.sharding = Sharding::single;
   job.cpu_offload = false;
-  job.seq_len = a.seq_len;
-  job.lora_rank = a.lora_rank;
+  job.seq_len = assumptions.seq_len;
+  job.batch = assumptions.batch;
+  job.lora_rank = assumptions.lora_rank;
+  return job;
+}
+
+ModeMemory mode_memory_from_job(const ModelDescription& model, const ParameterCount& params,
+                                Job job, const MemoryAssumptions& a) {
+  job = one_card_job(std::move(job), a);
   const auto peak_at = [&](std::int64_t batch) {
     job.batch = batch;
     return estimate_job(model, params, job, a).breakdown;

@@ -64,9 +64,7 @@ void JobPass::activations_and_logits() {
   // Autocast over fp32 weights: the fp32 embedding output starts an fp32 residual stream (each
   // branch's bf16 output is added to it), read by the norms; what that saves beyond a bf16
   // model is LayerActivation::autocast_extra_values.
-  const bool autocast_stream =
-      !job.kbit_upcast && job.autocast_fp32_weights && job.precision == Precision::mixed &&
-      (job.mode == JobMode::full || job.base_dtype.value_or(Dtype::bf16) == Dtype::fp32);
+  const bool autocast_stream = autocast_fp32_stream(job);
   // Autocast runs the forward (mixed precision on one GPU or DDP), whatever the weights' dtype.
   const bool autocast_on = job.autocast_fp32_weights && job.precision == Precision::mixed;
   const std::int64_t autocast_extra = autocast_stream ? to_fp32 : 0;

@@ -36,7 +36,6 @@ std::int64_t attention_saved_values(const Attention& attention) {
   return attention.input_dim + q_width + 2 * kv_width + q_width;
 }
 
-// Values one token saves inside an MLP, its input excluded.
 // Activations transformers writes as Python expressions (ACT2FN) save the intermediate
 // tensors their backward needs, beyond the input a fused kernel keeps: gelu_new and
 // gelu_accurate (0.5x (1 + tanh(k (x + 0.044715 x^3)))): tanh's output, 1 + tanh and 0.5x;
@@ -58,16 +57,14 @@ std::int64_t composed_activation_fp32_values(const std::string& activation) {
   return activation == "gelu_new" || activation == "gelu_accurate" ? 3 : 0;
 }
 
-std::int64_t mlp_composed_values(const Mlp& mlp) {
+// An MLP's intermediate width times `per_value(its activation)` (0 without an activation).
+template <typename PerValue>
+std::int64_t per_intermediate_value(const Mlp& mlp, PerValue per_value) {
   if (mlp.kind != MlpKind::gated && mlp.kind != MlpKind::plain) return 0;
-  return composed_activation_values(mlp.activation) * mlp.intermediate;
+  return checked_mul(per_value(mlp.activation), mlp.intermediate, "the activation size");
 }
 
-std::int64_t mlp_composed_fp32_values(const Mlp& mlp) {
-  if (mlp.kind != MlpKind::gated && mlp.kind != MlpKind::plain) return 0;
-  return composed_activation_fp32_values(mlp.activation) * mlp.intermediate;
-}
-
+// Values one token saves inside an MLP, its input excluded.
 std::int64_t mlp_inner_values(const Mlp& mlp) {
   switch (mlp.kind) {
     case MlpKind::none:
@@ -645,8 +642,6 @@ void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq
   }
 }
 
-}  // namespace
-
 // What autocast over fp32 weights saves beyond a bf16 model, per token (LayerActivation::
 // autocast_extra_values): the Linears reading the residual stream's norms each cast it to bf16
 // apart (autocast caches only leaf weights' casts), a residual-width RMSNorm's normalised input
@@ -663,18 +658,18 @@ void autocast_values(const Block& block, LayerActivation& layer) {
       block.mlp.kind != MlpKind::none) {
     extra_casts += 1;  // one norm's output read by the attention and the MLP
   }
-  std::int64_t rms = 0, layer_norms = 0;
+  std::int64_t norms = 0;  // residual-width norms: each holds one fp32 value more
+  std::int64_t rms = 0;
   for (const Norm& norm : block.norms) {
     if (norm.dim != width) continue;
-    if (norm.kind == NormKind::rms_norm)
-      ++rms;
-    else
-      ++layer_norms;
+    ++norms;
+    if (norm.kind == NormKind::rms_norm) ++rms;
   }
   layer.autocast_rms_weight_values = checked_mul(rms, width, "the activation size");
-  layer.autocast_extra_values =
-      checked_mul(extra_casts + rms + layer_norms, width, "the activation size");
+  layer.autocast_extra_values = checked_mul(extra_casts + norms, width, "the activation size");
 }
+
+}  // namespace
 
 std::vector<LayerActivation> layer_activations(const ModelDescription& model,
                                                std::int64_t seq_len) {
@@ -713,8 +708,12 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
           static_cast<std::int64_t>(block.norms.size()) * block.attention.input_dim +
           over_token_mlps(block, mlp_projection_output_values);
       autocast_values(block, layer);
-      layer.composed_activation_values = over_token_mlps(block, mlp_composed_values);
-      layer.composed_autocast_fp32_values = over_token_mlps(block, mlp_composed_fp32_values);
+      layer.composed_activation_values = over_token_mlps(block, [](const Mlp& mlp) {
+        return per_intermediate_value(mlp, composed_activation_values);
+      });
+      layer.composed_autocast_fp32_values = over_token_mlps(block, [](const Mlp& mlp) {
+        return per_intermediate_value(mlp, composed_activation_fp32_values);
+      });
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

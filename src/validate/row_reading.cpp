@@ -654,19 +654,16 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP
   // (as trace's CLI defaults); DDP, DeepSpeed and Megatron keep their gradient buffers, and so
   // did zero_grad() before PyTorch 2.0 (March 2023), as a row's date says.
-  job.gradients_freed = job.tp == 1 && job.pp == 1 &&
-                        (job.sharding == Sharding::single || sharding == "fsdp") &&
+  job.gradients_freed = frees_gradients_by_default(job, sharding == "fsdp") &&
                         !names_megatron(framework_and_notes) &&
                         framework_and_notes.find("deepspeed") == std::string::npos &&
                         !dated_before_torch_2(framework_and_notes + " " + to_lower(get("source")));
   // Mixed precision as torch.autocast over fp32 weights, unless DeepSpeed, FSDP or Megatron
   // cast the model to bf16 (as trace's CLI defaults), or Unsloth or Liger patch the forward
   // with kernels of their own (not measured: trace assumes no fp32 stream there).
-  job.autocast_fp32_weights = job.tp == 1 && job.pp == 1 &&
-                              (job.sharding == Sharding::single || job.sharding == Sharding::ddp) &&
-                              !names_megatron(framework_and_notes) &&
-                              framework_and_notes.find("deepspeed") == std::string::npos &&
-                              job.eager_rms_norm;
+  job.autocast_fp32_weights =
+      autocasts_fp32_weights_by_default(job) && !names_megatron(framework_and_notes) &&
+      framework_and_notes.find("deepspeed") == std::string::npos && job.eager_rms_norm;
   job.nf4_quantized_in_one_pass =
       (job.mode == JobMode::qlora || job.base_nf4) &&
       torchao_quantizes_in_one_pass(to_lower(get("framework") + " " + get("notes") + " " +

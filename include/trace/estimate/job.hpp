@@ -273,6 +273,24 @@ inline constexpr std::int64_t k_max_context_tokens = 1LL << 27;
 /// keeps FSDP's root unit gathered (root_unit_gathered), else "ZeRO-3".
 const char* data_parallel_label(const Job& job);
 
+/// Whether zero_grad(set_to_none=True) frees the gradients between steps by default: one GPU
+/// or PyTorch FSDP (`fsdp`), no tensor or pipeline parallelism (DDP's buckets, DeepSpeed's and
+/// Megatron's buffers keep them). The CLI and trace validate start from this.
+bool frees_gradients_by_default(const Job& job, bool fsdp);
+
+/// Whether mixed precision runs as torch.autocast over the fp32 weights by default: one GPU or
+/// DDP, no tensor or pipeline parallelism (ZeRO, FSDP's MixedPrecision and Megatron cast the
+/// model to bf16). The CLI and trace validate start from this.
+bool autocasts_fp32_weights_by_default(const Job& job);
+
+/// Whether the job's residual stream is fp32 under autocast (Job::autocast_fp32_weights with
+/// fp32 embeddings: a full fine-tune, or LoRA over an fp32 base), PEFT's kbit upcast aside.
+bool autocast_fp32_stream(const Job& job);
+
+/// `job` on one card, at the assumptions' sequence length, batch and LoRA rank: what the
+/// per-card tables evaluate.
+Job one_card_job(Job job, const MemoryAssumptions& assumptions);
+
 /// Throws ConfigError naming the flag when a job value is out of range or contradictory.
 void validate_job(const Job& job);
 
