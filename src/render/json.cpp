@@ -302,9 +302,9 @@ std::string render_json(const Report& report) {
   }
   out["cards"] = cards;
   if (!report.cards.empty()) {
-    // Serving concurrency on the first card listed (the one --gpu names first): how many
-    // requests of --context tokens fit beside the weights.
-    const CardFit& card = report.cards.front();
+    // Serving concurrency on the serving card (the first listed that serves a request on its
+    // own, else the first): how many requests of --context tokens fit beside the weights.
+    const CardFit& card = report.serving_card();
     const ModeMemory& serve = report.memory.serve;
     out["estimate"] = {{"gpu", card.id},
                        {"context", report.assumptions.context},

@@ -514,7 +514,7 @@ std::string context_line(const Report& report) {
   if (report.cards.empty()) return "";
   const std::int64_t concurrency = report.assumptions.concurrency;
   std::string line = fmt::format("Longest context on one {} at {} concurrent request(s): ",
-                                 report.cards.front().id, group_digits(concurrency));
+                                 report.serving_card().id, group_digits(concurrency));
   if (report.longest_context == 0) {
     return line + (report.model.encoder_only() ? "none (the weights leave no room for a sequence)"
                                                : "none (the weights leave no room for KV)");
@@ -550,7 +550,7 @@ std::string hybrid_blocks_line(const Report& report) {
   }
   // vLLM V1 defaults max_num_seqs to 1,024 on a card of 70 GiB or more other than the A100
   // (EngineArgs.get_batch_defaults), where trace's --max-num-seqs default is 256.
-  const CardFit& card = report.cards.front();
+  const CardFit& card = report.serving_card();
   if (card.memory_bytes >= 70 * k_gib && card.id.find("a100") == std::string::npos &&
       h.max_num_seqs != 1024) {
     seqs += fmt::format("; vLLM V1's default on this card, 1,024, {}", verdict(1024));
@@ -564,7 +564,7 @@ std::string hybrid_blocks_line(const Report& report) {
 
 std::string concurrency_line(const Report& report) {
   if (report.cards.empty()) return "";
-  const CardFit& card = report.cards.front();
+  const CardFit& card = report.serving_card();
   const ModeMemory& serve = report.memory.serve;
   const MemoryBreakdown& b = serve.breakdown;
   const std::int64_t concurrency = card.serve.fits ? card.serve.max_batch : 0;

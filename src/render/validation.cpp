@@ -148,15 +148,15 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
                        100 * *row->relative_error);
   }
   if (tail.empty()) out += "None.\n";
-  out += "\n### Boundary rows: the longest sequence on a VRAM tier\n\n";
-  out += fmt::format(
-      "Rows whose job is the longest sequence that fit a card tier (`unit_basis` "
-      "nominal_card_GB) are scored above for their verdict; here trace's own longest sequence "
-      "on the tier (at the row's batch, under the same verdict) is set beside the row's. Median "
-      "|error| over {} rows: {}. Not one of the four targets.\n\n",
-      board.boundary_rows,
-      board.boundary_rows ? fmt::format("{:.1f}%", 100 * board.boundary_median_abs_error) : "-");
+  // Only CSVs with boundary rows (unit_basis nominal_card_GB) get the section.
   if (board.boundary_rows > 0) {
+    out += "\n### Boundary rows: the longest sequence on a VRAM tier\n\n";
+    out += fmt::format(
+        "Rows whose job is the longest sequence that fit a card tier (`unit_basis` "
+        "nominal_card_GB) are scored above for their verdict; here trace's own longest sequence "
+        "on the tier (at the row's batch, under the same verdict) is set beside the row's. "
+        "Median |error| over {} rows: {:.1f}%. Not one of the four targets.\n\n",
+        board.boundary_rows, 100 * board.boundary_median_abs_error);
     out += "| row | model | measured tokens | trace tokens | error | read as |\n";
     out += "|---|---|---:|---:|---:|---|\n";
     for (const RowResult& row : board.results) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
 #include "trace/model/model_config.hpp"
@@ -64,7 +66,7 @@ void check_colocated_engine(const Report& report, JobVerdict& verdict) {
       format_bytes(one_sequence), format_bytes(needs));
 }
 
-// vLLM V1's blocks for a hybrid model on the first card, at the serving assumptions: the pool is
+// vLLM V1's blocks for a hybrid model on the serving card, at the serving assumptions: the pool is
 // the budget less the serve mode's fixed terms (weights, overheads, the prefill or sampling
 // transient).
 std::optional<HybridCapacity> hybrid_capacity(const Report& report) {
@@ -74,9 +76,9 @@ std::optional<HybridCapacity> hybrid_capacity(const Report& report) {
   if (!layout || report.cards.empty()) return std::nullopt;
   HybridCapacity capacity;
   capacity.layout = *layout;
-  capacity.gpu = report.cards.front().id;
+  capacity.gpu = report.serving_card().id;
   capacity.pool_bytes = std::max<std::int64_t>(
-      0, report.cards.front().budget_bytes - report.memory.serve.fixed_bytes);
+      0, report.serving_card().budget_bytes - report.memory.serve.fixed_bytes);
   capacity.blocks = layout->blocks_in(capacity.pool_bytes);
   capacity.blocks_per_request = layout->blocks_per_request(a.context);
   capacity.max_requests = capacity.blocks / std::max<std::int64_t>(capacity.blocks_per_request, 1);
@@ -355,8 +357,12 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
                            training_search ? &*training_search : nullptr);
   report.cards_given = !request.gpu_ids.empty();
   if (!report.cards.empty()) {
+    const auto serves = std::find_if(report.cards.begin(), report.cards.end(),
+                                     [](const CardFit& card) { return card.serve.fits; });
+    report.serving_card_index =
+        serves == report.cards.end() ? 0 : static_cast<std::size_t>(serves - report.cards.begin());
     report.longest_context =
-        longest_context(report.model, report.assumptions, report.cards.front().budget_bytes,
+        longest_context(report.model, report.assumptions, report.serving_card().budget_bytes,
                         report.memory.serve.fixed_bytes, report.assumptions.concurrency);
     report.hybrid_blocks = hybrid_capacity(report);
     const std::optional<HybridCapacity>& hybrid = report.hybrid_blocks;

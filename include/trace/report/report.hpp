@@ -104,9 +104,13 @@ struct Report {
   MemoryEstimate memory;
   std::vector<CardFit> cards;
   bool cards_given = false;  ///< the cards are the user's --gpu list, not the default set
-  /// Serving on the first card: the longest context per request at --concurrency requests.
+  /// The card (index into `cards`) the serving derivation is worked on: the first one listed
+  /// that serves a request on its own, else the first. A model that fills a t4 is shown on the
+  /// card that holds it, not as "0 requests".
+  std::size_t serving_card_index = 0;
+  /// Serving on that card: the longest context per request at --concurrency requests.
   std::int64_t longest_context = 0;
-  /// A hybrid model (attention and state layers): vLLM V1's blocks on the first card.
+  /// A hybrid model (attention and state layers): vLLM V1's blocks on that card.
   std::optional<HybridCapacity> hybrid_blocks;
   bool include_graph = false;
   std::string only_mode;  ///< "serve", "lora" or "full": the text report shows just that mode
@@ -124,6 +128,9 @@ struct Report {
   ServingRequest serving_request;
   CostAssumptions cost;
   std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
+
+  /// The card the serving derivation is worked on (`serving_card_index`); `cards` is not empty.
+  const CardFit& serving_card() const { return cards.at(serving_card_index); }
 };
 
 /// True when LoRA trains over the checkpoint's quantized Linears as stored: formats PEFT adapts

@@ -445,6 +445,26 @@ TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json
   CHECK(plan["cards"][1]["id"] == "t4");
 }
 
+TEST_CASE("the serving derivation is worked on the first card that holds the model",
+          "[cli][json]") {
+  // Llama-3.1-8B's bf16 weights are 14.96 GiB, over a T4's 14.00 GiB budget: the estimate moves
+  // to the L4, (21.05 - 14.96 - 0.5 context - 0.5 graphs - 1.19 prefill) GiB / 0.5 GiB of KV a
+  // 4,096-token request = 7.8 -> 7 requests.
+  const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "t4", "--gpu", "l4"});
+  CHECK(plan["estimate"]["gpu"] == "l4");
+  CHECK(plan["estimate"]["max_concurrency"] == 7);
+  // The first card, when it holds the model, whatever follows.
+  CHECK(run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "t4"})["estimate"]["gpu"] ==
+        "h100-80gb");
+  // No card holds it: the first card listed, with nothing to serve.
+  const nlohmann::json none = run_json({k_llama, "--json", "--gpu", "t4", "--gpu", "t4"});
+  CHECK(none["estimate"]["gpu"] == "t4");
+  CHECK(none["estimate"]["max_concurrency"] == 0);
+  const CliResult table = run({k_llama, "--gpu", "t4", "--gpu", "l4"});
+  CHECK(contains(table.out, "Serving on one l4 at 4,096 tokens per request: 7 concurrent"));
+  CHECK(contains(table.out, "Longest context on one l4 at 1 concurrent request(s):"));
+}
+
 TEST_CASE("the table report has its sections in order", "[cli][table]") {
   const CliResult result = run({k_llama});
   REQUIRE(result.exit_code == 0);

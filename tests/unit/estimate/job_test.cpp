@@ -8,17 +8,20 @@
 //   input 64 = 256; MLP input 64 + gate, act, up, product 4 x 128 = 576; norm inputs 2 x 64 = 128:
 //   960 per layer, 1,920 for both, + final norm and head inputs 2 x 64 = 2,048 per token.
 
+#include "trace/estimate/job.hpp"
+
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "cli_runner.hpp"
+#include "temp_dir.hpp"
 #include "test_data.hpp"
 #include "tiny_jobs.hpp"
 #include "tiny_models.hpp"
-#include "cli_runner.hpp"
-#include "temp_dir.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/fit.hpp"
-#include "trace/estimate/job.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/render/render.hpp"
 #include "trace/validate/validation.hpp"
@@ -554,6 +557,17 @@ TEST_CASE("boundary rows set trace's longest sequence beside the measured one", 
   // A row that ran out of memory is no boundary.
   CHECK_FALSE(board.results[1].longest_seq_len);
   CHECK(board.boundary_rows == 1);
+  // The Markdown sets the row beside trace's answer; a CSV without boundary rows gets no section.
+  const std::string markdown = trace::render_scoreboard_markdown(board);
+  CHECK(markdown.find("### Boundary rows") != std::string::npos);
+  CHECK(markdown.find(fmt::format("| 1 | org/tiny | 4,096 | {} |",
+                                  trace::group_digits(*row.longest_seq_len))) != std::string::npos);
+  const trace::Scoreboard oom_only = trace::validate_rows(
+      {rows[1]},
+      [](const trace::MeasuredRow&) -> std::optional<std::string> { return std::string(k_tiny); },
+      a);
+  CHECK(oom_only.boundary_rows == 0);
+  CHECK(trace::render_scoreboard_markdown(oom_only).find("Boundary rows") == std::string::npos);
 }
 
 TEST_CASE("a CSV without the job columns is bad input", "[validate][bad_input]") {
