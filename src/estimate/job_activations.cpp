@@ -294,25 +294,60 @@ void JobPass::activations_and_logits() {
       !job.cpu_offload) {
     step_temporary = b.optimizer / 2;
   }
+  // Fp32 weights whose embedding is tied to the head: the head's backward made the gradient,
+  // so the embedding's own (the last op of backward) is a second table, added into it in place.
+  const bool fp32_weights = job.precision == Precision::fp32 ||
+                            (job.precision == Precision::mixed && job.autocast_fp32_weights);
   const std::int64_t embedding_buffer =
-      job.mode == JobMode::full && bytes.weight == 2 && !job.optimizer_in_backward
+      job.mode != JobMode::full || job.optimizer_in_backward ? 0
+      : bytes.weight == 2
           ? ceil_div(checked_product({model.vocab_size, model.hidden_size, 4}, "the gradients"),
+                     job.tp)
+      : fp32_weights && model.tie_word_embeddings
+          ? ceil_div(checked_product({model.vocab_size, model.hidden_size, bytes.gradient},
+                                     "the gradients"),
                      job.tp)
           : 0;
   const std::int64_t forward = checked_add(b.activations, b.logits);
   const std::int64_t late = std::max(step_temporary, embedding_buffer);
   estimate.gradients_at_step = b.gradients;
+  // Autocast over fp32 weights (a full fine-tune): the weights' half-precision copies are
+  // autocast's cache and what the matmuls saved of it, and none is left when backward ends (the
+  // cache went when the forward left autocast; each layer's backward frees what it saved). Under
+  // full checkpointing the layers saved none, so the loss's backward holds only the head's copy;
+  // the layers' are held at the loss's forward, where the logits are 2 bytes a value fewer
+  // (logits_bytes_full_forward). `forward_copies` is what the forward's phase holds.
+  std::int64_t forward_copies = 0;
+  if (job.mode == JobMode::full && job.autocast_fp32_weights && bytes.half_copy > 0) {
+    const std::int64_t copies = checked_mul(total, bytes.half_copy, "the weights");
+    forward_copies = copies;
+    if (job.checkpointing == Checkpointing::full) {
+      const std::int64_t head = std::min(
+          copies,
+          checked_product({model.training_logits_width(), model.hidden_size, bytes.half_copy},
+                          "the weights"));
+      const std::int64_t logits_at_forward =
+          job.loss == LossImpl::full && !job.rl
+              ? checked_product({model.training_logits_width(), tokens, heads,
+                                 a.logits_bytes_per_value - a.logits_bytes_full_forward},
+                                "the logits")
+              : 0;
+      forward_copies = head + std::max<std::int64_t>(0, copies - head - logits_at_forward);
+    }
+    b.weights -= copies - forward_copies;
+  }
+  const std::int64_t held = checked_add(forward, forward_copies);
   const std::int64_t optimizer_excess =
-      step_temporary >= embedding_buffer ? std::max<std::int64_t>(0, step_temporary - forward) : 0;
+      step_temporary >= embedding_buffer ? std::max<std::int64_t>(0, step_temporary - held) : 0;
   b.optimizer = checked_add(b.optimizer, optimizer_excess);
   if (job.gradients_freed && job.grad_accum == 1 && !job.optimizer_in_backward) {
     // Gradients freed after each step (zero_grad(set_to_none=True)) and not accumulated: the
     // next forward pass runs without them. The peak is the larger of the forward's and the
     // late phase's (gradients + the larger transient); the gradients count by what they add.
     b.gradients =
-        std::max<std::int64_t>(0, checked_add(b.gradients, late) - forward) - optimizer_excess;
+        std::max<std::int64_t>(0, checked_add(b.gradients, late) - held) - optimizer_excess;
   } else if (embedding_buffer > step_temporary) {
-    b.gradients = checked_add(b.gradients, std::max<std::int64_t>(0, embedding_buffer - forward));
+    b.gradients = checked_add(b.gradients, std::max<std::int64_t>(0, embedding_buffer - held));
   }
   // torchao before 0.2 quantizes a weight to nf4 in one pass (torchao PR #196 chunked it, "a
   // large memory spike due to intermediates"): beside the stored weights, the weight's bf16

@@ -67,6 +67,9 @@ struct MemoryAssumptions {
   /// Logits bytes per vocabulary value per token when the backward pass starts, by loss
   /// implementation (docs/memory.md, "Logits and loss"):
   std::int64_t logits_bytes_per_value = 12;  ///< full: fp32 upcast 4 + shifted copy 4 + log-softmax 4
+  /// full, at the loss's forward (transformers >= 4.48 shifts the labels, not the logits): the
+  /// bf16 logits the model's output holds 2 + their fp32 upcast 4 + the log-softmax 4
+  std::int64_t logits_bytes_full_forward = 10;
   std::int64_t logits_bytes_chunked = 6;     ///< chunked: bf16 logits 2 + fp32 log-softmax 4
   std::int64_t logits_bytes_fused = 2;       ///< fused: the bf16 logits, gradient written in place
   std::int64_t logits_bytes_cut = 0;         ///< cut: only a chunk of logits ever exists

@@ -124,3 +124,66 @@ TEST_CASE("transformers' gelu_new saves its intermediates; autocast makes them f
   CHECK(estimate(gelu_new.c_str(), job).breakdown.activations ==
         estimate(gelu.c_str(), job).breakdown.activations);
 }
+
+TEST_CASE("autocast's bf16 weight copies are gone when backward ends", "[job][phases][autocast]") {
+  // Mixed precision under autocast over fp32 weights, fused step, one token, gradients freed.
+  // The forward holds the fp32 weights (202,048 x 4), their bf16 copies (x 2: autocast's cache,
+  // saved by the matmuls), two moments (x 8) and a few KB of activations and logits: 2,846,176.
+  // Backward frees each layer's saved copy and the cache went when the forward left autocast,
+  // so the step holds weights, moments and gradients only: 202,048 x (4 + 8 + 4) = 3,232,768,
+  // the peak (with the copies counted there too it read 3,636,864).
+  trace::Job job = one_token_job();
+  job.foreach_step = false;
+  job.gradients_freed = true;
+  job.autocast_fp32_weights = true;
+  CHECK(estimate(job).breakdown.total() == k_params * 16);
+  // A bf16 model cast by DeepSpeed or FSDP (no autocast) keeps its bf16 weights: + 404,096.
+  job.autocast_fp32_weights = false;
+  CHECK(estimate(job).breakdown.total() == k_params * 18);
+}
+
+TEST_CASE("under full checkpointing autocast's layer copies meet only the loss's forward",
+          "[job][phases][autocast]") {
+  // Checkpointed layers save no bf16 weight copy, so at the loss's backward only the head's is
+  // held (1,000 x 64 x 2 = 128,000); the layers' (404,096 - 128,000 = 276,096) are in the cache
+  // at the loss's forward, when the logits hold 10 bytes a value, not the backward's 12: they
+  // count by what they exceed the 2 bytes x 1,000 values a token there. Gradients kept, so the
+  // weights term reads it: fp32 weights 808,192 + the copies held.
+  trace::Job job = trace::test::tiny_full_job();
+  job.autocast_fp32_weights = true;
+  job.checkpointing = trace::Checkpointing::full;
+  // 256 tokens: 512,000 bytes of logits more at the backward; only the head's copy counts.
+  CHECK(estimate(job).breakdown.weights == 808'192 + 128'000);
+  // 16 tokens: 32,000 more; 276,096 - 32,000 = 244,096 of the layers' copies count.
+  job.seq_len = 16;
+  job.batch = 1;
+  CHECK(estimate(job).breakdown.weights == 808'192 + 128'000 + 244'096);
+  // A loss with no forward level of its own (chunked) counts every copy, as does no
+  // checkpointing (the matmuls save them for backward).
+  job.loss = trace::LossImpl::chunked;
+  CHECK(estimate(job).breakdown.weights == 808'192 + 404'096);
+  job.loss = trace::LossImpl::full;
+  job.checkpointing = trace::Checkpointing::none;
+  CHECK(estimate(job).breakdown.weights == 808'192 + 404'096);
+}
+
+TEST_CASE("fp32 weights tied to the head: the embedding's gradient is added into the head's",
+          "[job][phases]") {
+  // The tiny Llama with its head tied: 202,048 - 64,000 = 138,048 parameters. The head's
+  // backward made the shared gradient; the embedding's backward, the last op, makes a second
+  // 1,000 x 64 x 4 = 256,000 bytes and adds it in place. Fused step, one token, gradients
+  // freed: weights 552,192 + moments 1,104,384 + gradients 552,192 + 256,000 = 2,464,768, in
+  // fp32 and under autocast over fp32 weights alike.
+  std::string tied = trace::test::k_tiny_llama;
+  tied.replace(tied.find("\"tie_word_embeddings\": false"), 28, "\"tie_word_embeddings\": true");
+  trace::Job job = one_token_job();
+  job.foreach_step = false;
+  job.gradients_freed = true;
+  job.precision = trace::Precision::fp32;
+  CHECK(estimate(tied.c_str(), job).breakdown.total() == 2'464'768);
+  job.precision = trace::Precision::mixed;
+  job.autocast_fp32_weights = true;
+  CHECK(estimate(tied.c_str(), job).breakdown.total() == 2'464'768);
+  // Untied, the embedding's gradient is the parameter's own: no second table.
+  CHECK(estimate(job).breakdown.total() == k_params * 16);
+}
