@@ -256,17 +256,24 @@ written from what it and run 2's first jobs showed (memory.md, "Phases of a step
 "Autocast over fp32 weights"); run 3 (10 jobs: Phi-3-mini, GPT-J, StableLM-3B, GPT-2 medium in
 bf16, bloom-560m, Qwen3-8B LoRA at 8,192 tokens, Mistral-7B LoRA, Llama-3.1-8B generate() at
 32,768 tokens, OLMoE and Qwen3-30B-A3B) was measured after, and trace reads it within
-−3.8% to +6.0%. Autocast's bf16 weight copies leaving with the forward came after all three
-(memory.md, "Autocast's bf16 weight copies"): Phi-3-mini +5.3% → −1.6%, SmolLM3-3B +7.9% →
-−2.0%, Llama-3.2-1B with checkpointing +10.6% → +3.9%, TinyLlama +12.5% → +8.1%. `ctest`
-gates this scoreboard (`cli.validate_measured_h200`: recall ≥ 85%, false "does not fit" ≤ 3%,
-median ≤ 2.5%, p90 ≤ 7%), so it needs no `../shared`.
+−3.8% to +6.0%. Three readings came after all three runs, from what their rows showed
+(memory.md): autocast's bf16 weight copies leave with the forward ("Autocast's bf16 weight
+copies": Phi-3-mini +5.3% → −1.6%, SmolLM3-3B +7.9% → −2.0%, Llama-3.2-1B with
+checkpointing +10.6% → +3.9%, TinyLlama +12.5% → +8.1%); transformers 5.17 hands SDPA grouped K
+and V (`sdpa-gqa`, "--attention": Llama-3.2-1B's full fine-tunes +1.7% / +2.3% → −0.0% /
+−0.1%, its bf16 LoRA +3.2% → +0.2%); a QK-norm keeps its input, in fp32 where eager (Qwen3-8B's
+bf16 LoRA −5.8% → +0.0%, OLMoE −10.3% → −6.2%, Gemma-3-1B −4.3% → −2.2%). `ctest` gates this
+scoreboard (`cli.validate_measured_h200`: recall ≥ 85%, false "does not fit" ≤ 3%, median ≤ 2%,
+p90 ≤ 7%), so it needs no `../shared`.
 
 `generate()` of Gemma 3 at 16,384 and 32,768 tokens read −21% and −43% until trace counted the
 sliding-window mask transformers builds over the whole prompt (memory.md, "Serve jobs"): +1.6%
 and +5.9% now. What these runs still show trace does not explain: PEFT's fp32 adapters under autocast cost 4.1 GiB (Llama-3.2-1B) and 4.8 GiB
 (Qwen3-8B) more than bf16 adapters without autocast, where trace counts the adapters' own bytes
-only (−4.4% and −10.7% against +3.2% and −2.3%); full checkpointing reads +3.6% to +8.1%:
+only (−7.2% and −8.6% against +0.2% and +0.0%: PEFT casts each adapted Linear's input to fp32
+and autocast casts it back, so q, k, v, gate and up each save a bf16 copy of their own instead
+of sharing one, 6 h bytes a layer and token of the ~8 h measured; not in trace yet, as trace
+does not yet leave out the input of a frozen Linear no adapter reads either); full checkpointing reads +3.6% to +8.1%:
 trace adds the recomputed layer to the loss's peak, where these runs' allocated peaks hold the
 larger of the two (read so, all five are within 0.3%), but their reserved peaks sit above the sum
 and the shared set's reserved-memory rows read 12–33% low without it (memory.md, "Autocast's

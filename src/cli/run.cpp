@@ -319,8 +319,10 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "none, full, selective, offload")
       ->capture_default_str();
   app.add_option("--attention", options.attention,
-                 "sdpa (torch SDPA, K/V repeated to every head: transformers, torchtune), flash "
-                 "(flash-attn: grouped K/V kept) or eager (score matrix kept)")
+                 "sdpa (torch SDPA, K/V repeated to every head: transformers before 4.54 or "
+                 "with a padded batch's mask, torchtune), sdpa-gqa (SDPA's enable_gqa, K/V kept "
+                 "grouped: transformers >= 4.54 over torch >= 2.5, no mask), flash (flash-attn: "
+                 "grouped K/V kept) or eager (score matrix kept)")
       ->capture_default_str();
   app.add_option("--loss", options.loss,
                  "full (transformers: fp32 logits), chunked (LitGPT, torchtune), fused (Unsloth), "
@@ -588,8 +590,9 @@ Job make_job(const PlanOptions& options, const std::string& mode,
                        "sgd_momentum, lion");
   job.checkpointing = need(parse_checkpointing(options.grad_checkpointing), "--grad-checkpointing",
                            options.grad_checkpointing, "none, full, selective, offload");
-  job.attention = need(parse_attention(options.attention), "--attention", options.attention,
-                       "sdpa, flash, eager");
+  job.sdpa_grouped_kv = options.attention == "sdpa-gqa";
+  job.attention = need(parse_attention(job.sdpa_grouped_kv ? "sdpa" : options.attention),
+                       "--attention", options.attention, "sdpa, sdpa-gqa, flash, eager");
   job.loss = need(parse_loss(options.loss), "--loss", options.loss,
                   "full, chunked, fused, cut, vocab-parallel");
   if (options.qlora_kernel != "bnb" && options.qlora_kernel != "fused") {

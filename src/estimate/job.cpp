@@ -129,6 +129,7 @@ std::string describe_training(const Job& job) {
     case Checkpointing::offload: label += ", checkpoints offloaded"; break;
   }
   if (job.attention == AttentionImpl::eager) label += ", eager attention";
+  if (job.attention == AttentionImpl::sdpa && job.sdpa_grouped_kv) label += ", SDPA grouped K/V";
   switch (job.loss) {
     case LossImpl::full: break;
     case LossImpl::chunked: label += ", chunked loss"; break;

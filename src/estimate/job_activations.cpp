@@ -97,6 +97,9 @@ void JobPass::activations_and_logits() {
   }
   // transformers' Python activations (gelu_new ...), fused under torch.compile.
   const bool composed = job.composed_activations && !job.compiled;
+  // flash-attn and SDPA's enable_gqa take grouped K and V; the rest repeat them to every head.
+  const bool grouped_kv = job.attention == AttentionImpl::flash ||
+                          (job.attention == AttentionImpl::sdpa && job.sdpa_grouped_kv);
   for (const LayerActivation& layer : layers->second) {
     // MTP layers run only where they are trained (their weights count only then too).
     if (layer.mtp && !job.train_mtp) continue;
@@ -104,7 +107,7 @@ void JobPass::activations_and_logits() {
     // a copy besides the LoRA branch's dropped-out input that the other terms count.
     const std::int64_t layer_values =
         layer.values_per_token + (composed ? layer.composed_activation_values : 0) +
-        (job.attention == AttentionImpl::flash ? 0 : layer.repeated_kv_values) +
+        (grouped_kv ? 0 : layer.repeated_kv_values) +
         (holds_nf4_base(job) && job.bnb_matmul_keeps_inputs ? layer.linear_input_values : 0) -
         (job.compiled ? layer.pointwise_values : 0);
     // An eager RMSNorm keeps an fp32 copy of its input anyway; its fp32 normalised input is
@@ -115,9 +118,10 @@ void JobPass::activations_and_logits() {
     const std::int64_t composed_fp32_values =
         composed && autocast_on ? layer.composed_autocast_fp32_values : 0;
     const std::int64_t layer_bytes = checked_add(
-        checked_add(checked_add(checked_mul(layer_values, act),
-                                checked_mul(layer.residual_dtype_values, residual_extra)),
-                    checked_mul(layer.rms_norm_input_values, norm_upcast_extra)),
+        checked_add(
+            checked_add(checked_mul(layer_values, act),
+                        checked_mul(layer.residual_dtype_values, residual_extra)),
+            checked_mul(layer.rms_norm_input_values + layer.qk_rms_norm_values, norm_upcast_extra)),
         checked_add(checked_mul(autocast_values, autocast_extra),
                     checked_mul(composed_fp32_values, to_fp32)));
     saved_bytes = checked_add(saved_bytes, layer_bytes);

@@ -4,8 +4,10 @@
 // (no s x s score matrix saved).
 #include "trace/estimate/memory.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
 
 #include "checkpoint_layout.hpp"
 #include "trace/checked_math.hpp"
@@ -632,6 +634,7 @@ void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq
   scale(layer.pointwise_values);
   scale(layer.residual_dtype_values);
   scale(layer.rms_norm_input_values);
+  scale(layer.qk_rms_norm_values);
   scale(layer.autocast_extra_values);
   scale(layer.autocast_rms_weight_values);
   scale(layer.composed_activation_values);
@@ -667,6 +670,24 @@ void autocast_values(const Block& block, LayerActivation& layer) {
   }
   layer.autocast_rms_weight_values = checked_mul(rms, width, "the activation size");
   layer.autocast_extra_values = checked_mul(extra_casts + norms, width, "the activation size");
+}
+
+// QK-norm (Qwen3, Gemma 3, OLMo 2 / OLMoE): the norm over Q and over K keeps what a norm keeps,
+// per value of Q and of K, beside the normalised Q and K the kernel saves (the projections'
+// outputs are otherwise not kept: RoPE and the kernel read the norm's output). Its input, in
+// the compute dtype; an RMSNorm counted also with the residual norms' extras
+// (qk_rms_norm_values: an eager one's fp32 copy, and its normalised input where its weight
+// trains). Whatever the norm's own width (per head or the whole of Q), it sees every value.
+void qk_norm_values(const Attention& attention, LayerActivation& layer) {
+  if (attention.kind != AttentionKind::standard) return;
+  const std::int64_t q_width = attention.num_heads * attention.head_dim;
+  const std::int64_t kv_width = attention.num_kv_heads * attention.head_dim;
+  for (const auto& [norm, width] :
+       {std::pair{attention.q_norm, q_width}, std::pair{attention.k_norm, kv_width}}) {
+    if (!norm) continue;
+    layer.values_per_token = checked_add(layer.values_per_token, width, "the activation size");
+    if (norm->kind == NormKind::rms_norm) layer.qk_rms_norm_values += width;
+  }
 }
 
 }  // namespace
@@ -714,6 +735,7 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
       layer.composed_autocast_fp32_values = over_token_mlps(block, [](const Mlp& mlp) {
         return per_intermediate_value(mlp, composed_activation_fp32_values);
       });
+      qk_norm_values(block.attention, layer);
       if (block.attention.kind == AttentionKind::standard &&
           block.attention.num_kv_heads < block.attention.num_heads) {
         layer.repeated_kv_values =

@@ -553,6 +553,17 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   if (job.attention == AttentionImpl::sdpa && uses_flash_attention(framework_and_notes)) {
     job.attention = AttentionImpl::flash;
   }
+  // transformers 4.54 on hands SDPA grouped K and V (enable_gqa, torch >= 2.5; transformers PR
+  // #39412) when no attention mask reaches the kernel, as in fixed-length runs.
+  static const std::regex transformers_version = version_pattern("transformers");
+  static const std::regex torch_version = version_pattern("pytorch");
+  if (job.attention == AttentionImpl::sdpa) {
+    const std::optional<Version> transformers =
+        version_after(framework_and_notes, transformers_version);
+    const std::optional<Version> torch = version_after(framework_and_notes, torch_version);
+    job.sdpa_grouped_kv = transformers && *transformers >= Version{4, 54, 0} &&
+                          (!torch || *torch >= Version{2, 5, 0});
+  }
   // Unsloth's fused LoRA kernels and torchtune's NF4 (torchao's linear_nf4 keeps only the
   // weight) replace bitsandbytes' 4-bit matmul autograd.
   if (const std::string framework = to_lower(get("framework"));

@@ -123,6 +123,9 @@ struct Job {
   Optimizer optimizer = Optimizer::adamw;
   Checkpointing checkpointing = Checkpointing::none;
   AttentionImpl attention = AttentionImpl::sdpa;
+  /// SDPA with grouped-query K and V passed as they are (enable_gqa: transformers >= 4.54 over
+  /// torch >= 2.5 when no attention mask reaches the kernel), not repeated to every query head.
+  bool sdpa_grouped_kv = false;
   LossImpl loss = LossImpl::full;
   /// QLoRA through bitsandbytes' autograd (PEFT, LitGPT, transformers): its 4-bit matmul keeps
   /// each input for backward. false: fused LoRA kernels (Unsloth) that keep what LoRA keeps.

@@ -293,6 +293,9 @@ struct LayerActivation {
   /// The inputs of the layer's residual-width RMSNorms per token: an eager RMSNorm (transformers,
   /// torchtune, LitGPT) upcasts its input to fp32 and keeps that copy for backward.
   std::int64_t rms_norm_input_values = 0;
+  /// The values of Q and K a QK-norm RMSNorm reads, per token (their input in the compute dtype
+  /// is in values_per_token): an eager one keeps an fp32 copy, as rms_norm_input_values.
+  std::int64_t qk_rms_norm_values = 0;
   /// Under torch.autocast over fp32 weights, the values per token saved beyond a bf16 model's:
   /// each Linear reading a norm's fp32 output saves its own bf16 cast of it (q, k and v three;
   /// gate and up two), a residual-width RMSNorm keeps its normalised input (eager, for its

@@ -468,6 +468,23 @@ TEST_CASE("the serving derivation is worked on the first card that holds the mod
   CHECK(contains(table.out, "Longest context on one l4 at 1 concurrent request(s):"));
 }
 
+TEST_CASE("option --attention sdpa-gqa keeps K and V grouped", "[cli][json]") {
+  // Llama-3.2-1B: 32 query heads over 8 KV heads of 64; repeated for SDPA, K and V take
+  // 2 x (32 - 8) x 64 = 3,072 values a layer and token more: x 2 bytes x 16 layers x 2,048
+  // tokens = 201,326,592 bytes that enable_gqa leaves out.
+  const auto activations = [&](const char* attention) {
+    const nlohmann::json out = run_json({"meta-llama/Llama-3.2-1B", "--json", "--mode", "full",
+                                         "--seq-len", "2048", "--attention", attention});
+    return out["estimate"]["breakdown"]["activations"].get<std::int64_t>();
+  };
+  CHECK(activations("sdpa") - activations("sdpa-gqa") == 201'326'592);
+  CHECK(activations("sdpa-gqa") == activations("flash"));
+  CHECK(run_json({"meta-llama/Llama-3.2-1B", "--json", "--mode", "full", "--attention",
+                  "sdpa-gqa"})["estimate"]["read_as"]
+            .get<std::string>()
+            .find("SDPA grouped K/V") != std::string::npos);
+}
+
 TEST_CASE("the table report has its sections in order", "[cli][table]") {
   const CliResult result = run({k_llama});
   REQUIRE(result.exit_code == 0);

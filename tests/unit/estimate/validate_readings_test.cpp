@@ -960,3 +960,57 @@ TEST_CASE("a cumulative ablation keeps the baseline's standard loss until it nam
   CHECK(loss("cumulative ablation; torch.compile") == trace::LossImpl::full);
   CHECK(loss("cumulative ablation; compile + CEWithChunkedOutputLoss") == trace::LossImpl::chunked);
 }
+
+TEST_CASE("the validator reads SDPA's grouped K/V from the transformers version", "[validate]") {
+  // transformers 4.54 on (PR #39412) passes enable_gqa to torch >= 2.5's SDPA instead of
+  // repeating K and V to every head.
+  const auto grouped = [](const std::string& text_cells) {
+    return one_row("full", "bf16", text_cells).job.sdpa_grouped_kv;
+  };
+  CHECK(grouped("training loop (transformers 5.17.0 / PyTorch 2.11.0),,x,,"));
+  CHECK(grouped("LLaMA-Factory 0.9.4 / transformers 4.54.1,,x,,"));
+  CHECK_FALSE(grouped("LLaMA-Factory 0.9.1 / transformers 4.46.1,,x,,"));
+  CHECK_FALSE(grouped("transformers 4.55 / PyTorch 2.4.1,,x,,"));
+  CHECK_FALSE(grouped("HF Trainer,,x,,"));
+  // flash-attn named: grouped already, as flash
+  CHECK(one_row("full", "bf16", "transformers 4.56 with flash-attn,,x,,").job.attention ==
+        trace::AttentionImpl::flash);
+}
+
+TEST_CASE("SDPA with grouped K/V keeps K and V at their own width", "[job][attention]") {
+  // The tiny Llama's 4 query heads share 2 KV heads of 16: repeated for SDPA, K and V take
+  // 2 x (4 - 2) x 16 = 64 values a layer and token more; 64 x 2 bytes x 2 layers x 256 tokens
+  // = 65,536 bytes, which SDPA's enable_gqa and flash-attn both leave out.
+  trace::Job job = lora_job();
+  job.attention = trace::AttentionImpl::flash;
+  const std::int64_t flash = estimate(job).breakdown.activations;
+  job.attention = trace::AttentionImpl::sdpa;
+  const std::int64_t repeated = estimate(job).breakdown.activations;
+  CHECK(repeated - flash == 65'536);
+  job.sdpa_grouped_kv = true;
+  CHECK(estimate(job).breakdown.activations == flash);
+  CHECK(trace::describe_job(job).find("SDPA grouped K/V") != std::string::npos);
+}
+
+TEST_CASE("QK-norm keeps what a norm keeps over Q and K", "[job][activation]") {
+  // The tiny Llama as Qwen3: an RMSNorm over each head of Q (4 x 16 = 64 values) and of K
+  // (2 x 16 = 32): 96 values a layer and token, 2 layers, 256 tokens, beside what the Llama keeps.
+  const std::string qwen3 = R"({"model_type": "qwen3", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+    "intermediate_size": 128, "vocab_size": 1000, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16"})";
+  const auto extra = [&](const trace::Job& job) {
+    const trace::ModelDescription model = trace::parse_model_config(qwen3);
+    return trace::estimate_job(model, trace::count_parameters(model), job).breakdown.activations -
+           estimate(job).breakdown.activations;
+  };
+  // A fused norm keeps its bf16 input: 96 x 2 x 2 x 256.
+  trace::Job job = lora_job();
+  CHECK(extra(job) == 98'304);
+  // An eager one (transformers) its fp32 copy: 4 bytes a value.
+  job.eager_rms_norm = true;
+  CHECK(extra(job) == 2 * 98'304);
+  // Its weight training (a full fine-tune), the normalised input too: 6 bytes.
+  job.mode = trace::JobMode::full;
+  CHECK(extra(job) == 3 * 98'304);
+}
