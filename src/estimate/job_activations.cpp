@@ -322,7 +322,9 @@ void JobPass::activations_and_logits() {
   // the layers' are held at the loss's forward, where the logits are 2 bytes a value fewer
   // (logits_bytes_full_forward). `forward_copies` is what the forward's phase holds.
   std::int64_t forward_copies = 0;
-  if (job.mode == JobMode::full && job.autocast_fp32_weights && bytes.half_copy > 0) {
+  // (Autocast runs where every GPU holds the whole model: one GPU or DDP.)
+  if (job.mode == JobMode::full && job.autocast_fp32_weights && bytes.half_copy > 0 &&
+      job.sharding != Sharding::zero3 && job.tp == 1 && job.pp == 1) {
     const std::int64_t copies = checked_mul(total, bytes.half_copy, "the weights");
     forward_copies = copies;
     if (job.checkpointing == Checkpointing::full) {
