@@ -590,7 +590,10 @@ Job make_job(const PlanOptions& options, const std::string& mode,
                        "sgd_momentum, lion");
   job.checkpointing = need(parse_checkpointing(options.grad_checkpointing), "--grad-checkpointing",
                            options.grad_checkpointing, "none, full, selective, offload");
-  job.sdpa_grouped_kv = options.attention == "sdpa-gqa";
+  // sdpa-gqa: SDPA with its enable_gqa (sdpa_gqa, enable_gqa alike)
+  const std::string attention = to_lower(options.attention);
+  job.sdpa_grouped_kv =
+      attention == "sdpa-gqa" || attention == "sdpa_gqa" || attention == "enable_gqa";
   job.attention = need(parse_attention(job.sdpa_grouped_kv ? "sdpa" : options.attention),
                        "--attention", options.attention, "sdpa, sdpa-gqa, flash, eager");
   job.loss = need(parse_loss(options.loss), "--loss", options.loss,
