@@ -273,7 +273,7 @@ and +5.9% now. What these runs still show trace does not explain: PEFT's fp32 ad
 only (−7.2% and −8.6% against +0.2% and +0.0%: PEFT casts each adapted Linear's input to fp32
 and autocast casts it back, so q, k, v, gate and up each save a bf16 copy of their own instead
 of sharing one, 6 h bytes a layer and token of the ~8 h measured; not in trace yet, as trace
-does not yet leave out the input of a frozen Linear no adapter reads either); full checkpointing reads +3.6% to +8.1%:
+does not yet leave out the input of a frozen Linear no adapter reads either); full checkpointing reads +3.3% to +7.6%:
 trace adds the recomputed layer to the loss's peak, where these runs' allocated peaks hold the
 larger of the two (read so, all five are within 0.3%), but their reserved peaks sit above the sum
 and the shared set's reserved-memory rows read 12–33% low without it (memory.md, "Autocast's
