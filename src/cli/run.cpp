@@ -590,12 +590,9 @@ Job make_job(const PlanOptions& options, const std::string& mode,
                        "sgd_momentum, lion");
   job.checkpointing = need(parse_checkpointing(options.grad_checkpointing), "--grad-checkpointing",
                            options.grad_checkpointing, "none, full, selective, offload");
-  // sdpa-gqa: SDPA with its enable_gqa (sdpa_gqa, enable_gqa alike)
-  const std::string attention = to_lower(options.attention);
-  job.sdpa_grouped_kv =
-      attention == "sdpa-gqa" || attention == "sdpa_gqa" || attention == "enable_gqa";
-  job.attention = need(parse_attention(job.sdpa_grouped_kv ? "sdpa" : options.attention),
-                       "--attention", options.attention, "sdpa, sdpa-gqa, flash, eager");
+  job.attention = need(parse_attention(options.attention), "--attention", options.attention,
+                       "sdpa, sdpa-gqa, flash, eager");
+  job.sdpa_grouped_kv = names_grouped_sdpa(options.attention);
   job.loss = need(parse_loss(options.loss), "--loss", options.loss,
                   "full, chunked, fused, cut, vocab-parallel");
   if (options.qlora_kernel != "bnb" && options.qlora_kernel != "fused") {

@@ -356,9 +356,14 @@ std::optional<Checkpointing> parse_checkpointing(std::string_view text) {
   return std::nullopt;
 }
 
+bool names_grouped_sdpa(std::string_view text) {
+  const std::string t = to_lower(text);
+  return t == "sdpa-gqa" || t == "sdpa_gqa" || t == "enable_gqa";
+}
+
 std::optional<AttentionImpl> parse_attention(std::string_view text) {
   const std::string t = to_lower(text);
-  if (t == "sdpa") return AttentionImpl::sdpa;
+  if (t == "sdpa" || names_grouped_sdpa(t)) return AttentionImpl::sdpa;
   if (t == "flash" || t == "flash_attention_2" || t == "fa2" || t == "fa3") return AttentionImpl::flash;
   if (t == "eager") return AttentionImpl::eager;
   return std::nullopt;

@@ -300,8 +300,7 @@ void JobPass::activations_and_logits() {
   }
   // Fp32 weights whose embedding is tied to the head: the head's backward made the gradient,
   // so the embedding's own (the last op of backward) is a second table, added into it in place.
-  const bool fp32_weights = job.precision == Precision::fp32 ||
-                            (job.precision == Precision::mixed && job.autocast_fp32_weights);
+  const bool fp32_weights = job.precision == Precision::fp32 || autocast_on;
   const std::int64_t embedding_buffer =
       job.mode != JobMode::full || job.optimizer_in_backward ? 0
       : bytes.weight == 2
@@ -323,8 +322,8 @@ void JobPass::activations_and_logits() {
   // (logits_bytes_full_forward). `forward_copies` is what the forward's phase holds.
   std::int64_t forward_copies = 0;
   // (Autocast runs where every GPU holds the whole model: one GPU or DDP.)
-  if (job.mode == JobMode::full && job.autocast_fp32_weights && bytes.half_copy > 0 &&
-      job.sharding != Sharding::zero3 && job.tp == 1 && job.pp == 1) {
+  if (job.mode == JobMode::full && autocast_on && job.sharding != Sharding::zero3 && job.tp == 1 &&
+      job.pp == 1) {
     const std::int64_t copies = checked_mul(total, bytes.half_copy, "the weights");
     forward_copies = copies;
     if (job.checkpointing == Checkpointing::full) {

@@ -485,6 +485,7 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
   const std::string attention = get("job_attention");
   if (const auto value = parse_attention(attention.empty() ? "sdpa" : attention)) {
     job.attention = *value;
+    job.sdpa_grouped_kv = names_grouped_sdpa(attention);
   } else {
     return fmt::format("job_attention '{}' is not known", attention);
   }
@@ -554,15 +555,17 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
     job.attention = AttentionImpl::flash;
   }
   // transformers 4.54 on hands SDPA grouped K and V (enable_gqa, torch >= 2.5; transformers PR
-  // #39412) when no attention mask reaches the kernel, as in fixed-length runs.
+  // #39412) when no attention mask reaches the kernel, as in fixed-length runs; a job_attention
+  // of sdpa-gqa says so itself.
   static const std::regex transformers_version = version_pattern("transformers");
   static const std::regex torch_version = version_pattern("pytorch");
   if (job.attention == AttentionImpl::sdpa) {
     const std::optional<Version> transformers =
         version_after(framework_and_notes, transformers_version);
     const std::optional<Version> torch = version_after(framework_and_notes, torch_version);
-    job.sdpa_grouped_kv = transformers && *transformers >= Version{4, 54, 0} &&
-                          (!torch || *torch >= Version{2, 5, 0});
+    job.sdpa_grouped_kv =
+        job.sdpa_grouped_kv || (transformers && *transformers >= Version{4, 54, 0} &&
+                                (!torch || *torch >= Version{2, 5, 0}));
   }
   // Unsloth's fused LoRA kernels and torchtune's NF4 (torchao's linear_nf4 keeps only the
   // weight) replace bitsandbytes' 4-bit matmul autograd.

@@ -355,6 +355,9 @@ std::optional<Precision> parse_precision(std::string_view text);
 std::optional<Optimizer> parse_optimizer(std::string_view text);
 std::optional<Checkpointing> parse_checkpointing(std::string_view text);
 std::optional<AttentionImpl> parse_attention(std::string_view text);
+/// Whether an --attention value (or a row's job_attention) names SDPA with grouped K/V:
+/// sdpa-gqa, sdpa_gqa or enable_gqa (parse_attention reads them as sdpa).
+bool names_grouped_sdpa(std::string_view text);
 std::optional<LossImpl> parse_loss(std::string_view text);
 /// "none", "dpo" (and "ipo"), "orpo", "simpo", "cpo" (the three: Preference::paired), "kto".
 std::optional<Preference> parse_preference(std::string_view text);

@@ -479,6 +479,7 @@ TEST_CASE("option --attention sdpa-gqa keeps K and V grouped", "[cli][json]") {
   };
   CHECK(activations("sdpa") - activations("sdpa-gqa") == 201'326'592);
   CHECK(activations("sdpa-gqa") == activations("flash"));
+  CHECK(activations("SDPA_GQA") == activations("sdpa-gqa"));
   CHECK(run_json({"meta-llama/Llama-3.2-1B", "--json", "--mode", "full", "--attention",
                   "sdpa-gqa"})["estimate"]["read_as"]
             .get<std::string>()

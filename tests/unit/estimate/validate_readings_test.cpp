@@ -972,6 +972,14 @@ TEST_CASE("the validator reads SDPA's grouped K/V from the transformers version"
   CHECK_FALSE(grouped("LLaMA-Factory 0.9.1 / transformers 4.46.1,,x,,"));
   CHECK_FALSE(grouped("transformers 4.55 / PyTorch 2.4.1,,x,,"));
   CHECK_FALSE(grouped("HF Trainer,,x,,"));
+  // A job_attention cell of sdpa-gqa says it whatever the framework; plain sdpa does not.
+  const auto cell = [](const std::string& attention) {
+    return job_with_cells("full", "n/a,mixed_fp32master", "job_attention,framework",
+                          attention + ",HF Trainer");
+  };
+  CHECK(cell("sdpa-gqa").sdpa_grouped_kv);
+  CHECK(cell("sdpa-gqa").attention == trace::AttentionImpl::sdpa);
+  CHECK_FALSE(cell("sdpa").sdpa_grouped_kv);
   // flash-attn named: grouped already, as flash
   CHECK(one_row("full", "bf16", "transformers 4.56 with flash-attn,,x,,").job.attention ==
         trace::AttentionImpl::flash);
