@@ -8,7 +8,7 @@ namespace trace {
 
 namespace {
 [[noreturn]] void overflow(std::string_view what) {
-  throw ConfigError(fmt::format(
+  throw SizeOverflowError(fmt::format(
       "{}: too large to represent (over 9.2e18); check the config and flags for absurd sizes",
       what));
 }

@@ -25,6 +25,13 @@ public:
   using ConfigError::ConfigError;
 };
 
+/// A byte or element count past 2^63: an absurd config or flags (checked_math.hpp). Bad input,
+/// exit code 2; the memory estimator adds which job sizes asked for it.
+class SizeOverflowError : public ConfigError {
+public:
+  using ConfigError::ConfigError;
+};
+
 /// A network or hub failure. Exit code 3.
 class FetchError : public Error {
 public:

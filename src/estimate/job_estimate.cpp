@@ -10,6 +10,8 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "job_pass.hpp"
 #include "trace/checked_math.hpp"
 #include "trace/error.hpp"
@@ -185,13 +187,25 @@ JobEstimate estimate_job(const ModelDescription& model, const ParameterCount& pa
 
 JobEstimate JobEstimator::estimate(const Job& job) const {
   JobPass pass(model_, params_, assumptions_, *cache_, job);
-  if (job.mode == JobMode::serve) {
-    pass.serving_terms();
-  } else {
-    pass.training_state();
-    pass.shard_training_state();
-    pass.activations_and_logits();
-    pass.online_rl_generation();
+  try {
+    if (job.mode == JobMode::serve) {
+      pass.serving_terms();
+    } else {
+      pass.training_state();
+      pass.shard_training_state();
+      pass.activations_and_logits();
+      pass.online_rl_generation();
+    }
+  } catch (const SizeOverflowError& error) {
+    // Each flag is in range on its own; their product is what overflowed. Say which to lower.
+    throw SizeOverflowError(
+        job.mode == JobMode::serve
+            ? fmt::format("{} (this job serves {} request(s) of {} tokens; lower --concurrency or "
+                          "--context)",
+                          error.what(), job.concurrency, job.context)
+            : fmt::format("{} (this job trains {} sequence(s) of {} tokens a micro-batch per GPU; "
+                          "lower --batch or --seq-len)",
+                          error.what(), job.batch, job.seq_len));
   }
   return pass.estimate;
 }

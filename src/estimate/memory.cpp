@@ -792,8 +792,10 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
   return checked_add(hidden_bytes, logits_bytes, "the activation size");
 }
 
-MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCount& params,
-                               const MemoryAssumptions& a) {
+namespace {
+
+MemoryEstimate memory_terms(const ModelDescription& model, const ParameterCount& params,
+                            const MemoryAssumptions& a) {
   MemoryEstimate estimate;
   const std::int64_t total = params.total;
   const std::int64_t activation_per_sequence = training_activation_bytes(model, a.seq_len, a);
@@ -901,6 +903,21 @@ MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCou
                 "engine's CUDA graphs",
                 weights_formula, serve.per_sequence_bytes, a.context, dtype_info(a.kv_dtype).name);
   return estimate;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const ModelDescription& model, const ParameterCount& params,
+                               const MemoryAssumptions& a) {
+  try {
+    return memory_terms(model, params, a);
+  } catch (const SizeOverflowError& error) {
+    // Each workload flag is in range on its own; their product is what overflowed.
+    throw SizeOverflowError(
+        fmt::format("{} (this plan trains {} sequence(s) of {} tokens and serves {} request(s) "
+                    "of {} tokens; lower --batch or --seq-len, --concurrency or --context)",
+                    error.what(), a.batch, a.seq_len, a.concurrency, a.context));
+  }
 }
 
 }  // namespace trace
