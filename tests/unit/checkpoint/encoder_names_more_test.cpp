@@ -467,7 +467,7 @@ TEST_CASE("Marian with its own decoder table: model.decoder.embed_tokens is a pa
   check_exact(inventory, want);
 }
 
-TEST_CASE("Pegasus (pegasus-large): final layer_norm per stack; the upload lacks the sinusoids",
+TEST_CASE("Pegasus (pegasus-large): final layer_norm per stack / the upload lacks the sinusoids",
           "[checkpoint][names][encoder]") {
   // V 96103, d 1024, 16 + 16 layers, ffn 4096, 1024 positions; 570,797,056 parameters, the two
   // 1024 x 1024 sinusoidal tables included (frozen nn.Parameters, as num_parameters() counts).

@@ -147,7 +147,7 @@ TEST_CASE("XLM-RoBERTa: roberta.* names, the MLM upload's pooler beside lm_head"
   CHECK(check_exact(large, large_want) == 561'192'082);
 }
 
-TEST_CASE("CamemBERT: roberta.* names; MLM upload with pooler, NER upload with classifier",
+TEST_CASE("CamemBERT: roberta.* names / MLM upload with pooler, NER upload with classifier",
           "[checkpoint][names][encoder]") {
   // almanach/camembert-base: V 32005; lm_head and roberta.pooler.dense stored (the
   // sequence-classification load warning lists both as unused); 111,246,085 by hand.

@@ -343,7 +343,8 @@ TEST_CASE("option --pp-split: stages by layer count or by memory", "[cli][json]"
   CHECK(run(args).exit_code == trace::cli::k_exit_bad_input);
 }
 
-TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does not", "[cli][json]") {
+TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered / zero3 does not",
+          "[cli][json]") {
   // Llama-3.1-8B under CPU offload, where the GPU holds only what is gathered, in bf16. A layer:
   // q, o 2 x 4,096^2 + k, v 2 x 4,096 x 1,024 + MLP 3 x 4,096 x 14,336 + 2 norms of 4,096 =
   // 218,112,000. The vocabulary matrix: 128,256 x 4,096 = 525,336,576; the root unit: embedding
@@ -360,14 +361,17 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   CHECK(weights(args) == 1'050'677'248LL * 2 + 2 * 218'112'000LL * 2);
   // the plan says how it read the job, in JSON and on the job line
   const std::string read_as =
-      "full, 2048 x 1 tokens, AdamW, bf16 mixed, 4 GPUs fsdp, cpu offload";
+      "full, 2048 x 1 tokens, AdamW, bf16 mixed, grads freed between steps, 4 GPUs fsdp, cpu "
+      "offload";
   CHECK(run_json(args)["estimate"]["read_as"] == read_as);
   std::vector<std::string> table = args;
   std::erase(table, std::string("--json"));
   CHECK(run(table).out.find("Job (" + read_as + "): ") != std::string::npos);
   // one plain GPU is named as well, in JSON and on the job line alike (the defaults: LoRA r16
-  // on every Linear, 2048 x 1 tokens, AdamW under mixed precision)
-  const std::string one_gpu = "lora r16 all linear, 2048 x 1 tokens, AdamW, bf16 mixed, 1 GPU";
+  // on every Linear, 2048 x 1 tokens, AdamW under mixed precision, the gradients freed between
+  // steps as zero_grad(set_to_none=True) does on one GPU and under FSDP)
+  const std::string one_gpu =
+      "lora r16 all linear, 2048 x 1 tokens, AdamW, bf16 mixed, grads freed between steps, 1 GPU";
   CHECK(run_json({k_llama, "--json", "--mode", "lora"})["estimate"]["read_as"] == one_gpu);
   CHECK(run({k_llama, "--mode", "lora"}).out.find("Job (" + one_gpu + "): ") != std::string::npos);
   // with the embedding and head wrapped apart (torchtune's custom_sharded_layers), as zero3
@@ -383,6 +387,19 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered; zero3 does no
   // FSDP's gathered root does not shrink with the card count: more L4s than under ZeRO-3
   CHECK(plan["training"]["runs"][0]["gpus"].get<int>() >
         deepspeed["training"]["runs"][0]["gpus"].get<int>());
+  // the search spreads the one-card job as `--strategy zero3` reads it (the model cast to bf16,
+  // DeepSpeed's gradient partitions kept): the card count is where that job first fits
+  const nlohmann::json zero3 =
+      run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4", "--strategy", "zero3"});
+  const int cards = deepspeed["training"]["runs"][0]["gpus"].get<int>();
+  CHECK(cards == zero3["training"]["runs"][0]["gpus"].get<int>());
+  const auto fits_on = [](int n) {
+    return run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4", "--gpus",
+                     std::to_string(n)})["estimate"]["fits"]
+        .get<bool>();
+  };
+  CHECK(fits_on(cards));
+  CHECK_FALSE(fits_on(cards - 1));
   // --shard-embeddings says how FSDP wraps: without --strategy fsdp it is bad input
   args[args.size() - 2] = "zero3";
   const CliResult refused = run(args);
@@ -512,7 +529,7 @@ TEST_CASE("option --format markdown starts with the plan title", "[cli][markdown
   CHECK(contains(result.out, k_llama));
 }
 
-TEST_CASE("option --graph adds the layer graph; only learned positions have embed_positions",
+TEST_CASE("option --graph adds the layer graph / only learned positions have embed_positions",
           "[cli][graph]") {
   const CliResult table = run({k_llama, "--graph"});
   REQUIRE(table.exit_code == 0);

@@ -118,7 +118,7 @@ TEST_CASE("compressed-tensors W4A16 group 32 on a toy Llama, attention and lm_he
   CHECK(storage_of(config).quantized_values == 2 * (3 * 8'192 + 12'288));
 }
 
-TEST_CASE("compressed-tensors FP8 per channel with static input scales; NVFP4",
+TEST_CASE("compressed-tensors FP8 per channel with static input scales / NVFP4",
           "[compressed_tensors]") {
   nlohmann::json config = toy_llama();
   const nlohmann::json static_input = {{"num_bits", 8},

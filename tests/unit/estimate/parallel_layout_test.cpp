@@ -88,7 +88,7 @@ TEST_CASE("a job whose --tp cannot split the heads is refused with the sizes tha
   CHECK(trace::estimate_job(llama, params, job).breakdown.weights > 0);
 }
 
-TEST_CASE("pipeline stages need a layer each; expert parallelism needs whole experts",
+TEST_CASE("pipeline stages need a layer each / expert parallelism needs whole experts",
           "[parallel_layout]") {
   // Qwen3-30B-A3B: 48 layers, each an MoE of 128 routed experts.
   const trace::ModelDescription qwen = trace::parse_model_config(R"({

@@ -45,7 +45,7 @@ TEST_CASE("DistilBERT heads follow the architectures key", "[families][distilber
   CHECK(total_of(config) == 66'362'880 + 768 * 9 + 9);
 }
 
-TEST_CASE("DistilBERT: the sinusoidal position table is stored; untied projector",
+TEST_CASE("DistilBERT: the sinusoidal position table is stored / untied projector",
           "[families][distilbert]") {
   nlohmann::json config = fixture("distilbert--distilbert-base-uncased.json");
   config["sinusoidal_pos_embds"] = true;  // frozen, but an nn.Embedding weight: still 512 x 768

@@ -46,7 +46,7 @@ TEST_CASE("graph nodes sum to the parameter total for every fixture", "[graph][i
   }
 }
 
-TEST_CASE("a RoPE model has no position-embedding node; GPT-2 has a learned one", "[graph]") {
+TEST_CASE("a RoPE model has no position-embedding node / GPT-2 has a learned one", "[graph]") {
   const trace::LayerGraph llama = trace::build_layer_graph(
       trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B")), 2048);
   CHECK_FALSE(has_name(llama, "embed_positions"));
@@ -61,7 +61,7 @@ TEST_CASE("a RoPE model has no position-embedding node; GPT-2 has a learned one"
   CHECK_FALSE(has_op(gpt2, "RMSNorm"));
 }
 
-TEST_CASE("shapes follow the sequence length; Llama-3.1-8B has 32 attention nodes", "[graph]") {
+TEST_CASE("shapes follow the sequence length / Llama-3.1-8B has 32 attention nodes", "[graph]") {
   const trace::ModelDescription model =
       trace::parse_model_config(trace::test::catalog_text("meta-llama/Llama-3.1-8B"));
   const trace::LayerGraph graph = trace::build_layer_graph(model, 777, 3);

@@ -61,7 +61,7 @@ TEST_CASE("SmolLM3: NoPE layers keep their tensors and drop RoPE", "[families][s
   CHECK(nope == 9);
 }
 
-TEST_CASE("OLMo 3: sliding layers from layer_types; OLMo-1: norms hold nothing",
+TEST_CASE("OLMo 3: sliding layers from layer_types / OLMo-1: norms hold nothing",
           "[families][olmo]") {
   // Olmo-3-1025-7B: 24 sliding layers keep 4,096 tokens, 8 full ones the whole context; 32 kv
   // heads x 128 x 2 (K, V) x 2 bytes = 16,384 bytes per layer-token.
@@ -76,7 +76,7 @@ TEST_CASE("OLMo 3: sliding layers from layer_types; OLMo-1: norms hold nothing",
   CHECK(olmo.total == 50'304LL * 2'048 + 16LL * (4 * 2'048 * 2'048 + 3 * 2'048 * 8'192));
 }
 
-TEST_CASE("GLM: partial rotary and o_proj without bias; glm4 adds two norms per layer",
+TEST_CASE("GLM: partial rotary and o_proj without bias / glm4 adds two norms per layer",
           "[families][glm]") {
   // glm-4-9b-chat-hf and GLM-4-9B-0414 share every Linear; the 0414 layout adds 2 x 4,096 norm
   // weights in each of 40 layers (327,680) and changes nothing else.
@@ -99,7 +99,8 @@ TEST_CASE("StarCoder2 without num_key_value_heads takes the class default 2",
   CHECK(total_of(config) == 15'957'889'024 - 125'849'600);
 }
 
-TEST_CASE("Granite MoE with a shared MLP; Baichuan and InternLM2 refusals", "[families][granite]") {
+TEST_CASE("Granite MoE with a shared MLP / Baichuan and InternLM2 refusals",
+          "[families][granite]") {
   // granitemoeshared: the 1B-A400M with shared_intermediate_size 1,024 adds, in 24 layers, a
   // fused [2,048, 1,024] input_linear and a [1,024, 1,024] output_linear: 24 x 3,145,728.
   nlohmann::json granite =

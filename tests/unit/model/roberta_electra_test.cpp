@@ -86,7 +86,7 @@ TEST_CASE("ELECTRA: embedding_size tables, projection and generator head", "[gol
                     Catch::Matchers::Contains("supported: ElectraModel"));
 }
 
-TEST_CASE("ELECTRA discriminator heads; the unused stored projection is not counted",
+TEST_CASE("ELECTRA discriminator heads / the unused stored projection is not counted",
           "[golden][electra]") {
   nlohmann::json config = nlohmann::json::parse(
       trace::test::config_text("google--electra-base-discriminator.reconstructed.json"));

@@ -80,7 +80,7 @@ TEST_CASE("Qwen2-VL-7B-Instruct: 8,291,375,616 (vision 675,759,104)", "[vlm][gol
   CHECK(count.vision == 675'759'104);
 }
 
-TEST_CASE("Qwen2.5-VL: 72B 73,406,351,360 by derivation; 7B and 3B Hub totals", "[vlm][golden]") {
+TEST_CASE("Qwen2.5-VL: 72B 73,406,351,360 by derivation / 7B and 3B Hub totals", "[vlm][golden]") {
   const trace::ParameterCount count = trace::count_parameters(fixture(k_qwen2_5_vl));
   CHECK(count.total == 73'406'351'360);
   CHECK(count.vision == 700'147'712);
