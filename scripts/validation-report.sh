@@ -191,8 +191,8 @@ say):
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in
   its notes); 1002 and 1020 record the card's size ("fits at the card limit"), not a measured
   peak; 1018 and 1012 are two of the ms-swift Megatron examples (maintainer figures rounded to
-  1 GiB), 9 of 12 of which sit 6–26% above trace (of the others, 1017 is within 3% and trace is
-  16% and 27% above 1006 and 1012), a Megatron-side term trace does not have; 136 (Answer.AI's
+  1 GiB), 9 of 12 of which sit 5–26% above trace (of the others, 1017 is within 3% and trace is
+  17% and 28% above 1006 and 1012), a Megatron-side term trace does not have; 136 (Answer.AI's
   FSDP QLoRA of Llama-2-7B at 512 tokens, −25.3% against reserved memory) measures 4.98 GiB
   where its 2,048-token twin 137 measures 5.21 (trace −11.9%): a fixed part of the reserve that
   grows with neither the tokens nor trace's terms; 223 and 236 (Unsloth notebooks: reserved
@@ -233,9 +233,10 @@ optimizer.step(); optimizer.zero_grad(set_to_none=True)`, mixed precision as
 reads `torch.cuda.max_memory_allocated()` less what was allocated before it. The jobs are in
 `scripts/measure/jobs.json`, the raw readings (allocated and reserved peaks, the memory outside
 PyTorch, step times) in `results-1.jsonl` to `results-3.jsonl` beside the CSV, which
-`scripts/measure/to_csv.py` turns into the rows below (`jobs.json` also holds run 4's ten
-probes, not measured yet: LoRA adapters in fp32 or bf16 with and without autocast, reentrant
-checkpointing, Gemma 3's `generate()` at 4,096 and 8,192 tokens and with eager attention).
+`scripts/measure/to_csv.py` turns into the rows below (`jobs.json` also holds run 4's twelve
+probes, not measured yet: LoRA adapters in fp32 or bf16 with and without autocast and with
+dropout, reentrant checkpointing, Gemma 3's `generate()` at 4,096 and 8,192 tokens and with
+eager attention).
 Reproduce on a CUDA machine with
 
     python3 scripts/measure/measure_peaks.py scripts/measure/jobs.json OUT
@@ -262,18 +263,18 @@ copies": Phi-3-mini +5.3% → −1.6%, SmolLM3-3B +7.9% → −2.0%, Llama-3.2-1
 checkpointing +10.6% → +3.9%, TinyLlama +12.5% → +8.1%); transformers 5.17 hands SDPA grouped K
 and V (`sdpa-gqa`, "--attention": Llama-3.2-1B's full fine-tunes +1.7% / +2.3% → −0.0% /
 −0.1%, its bf16 LoRA +3.2% → +0.2%); a QK-norm keeps its input, in fp32 where eager (Qwen3-8B's
-bf16 LoRA −5.8% → +0.0%, OLMoE −10.3% → −6.2%, Gemma-3-1B −4.3% → −2.2%). `ctest` gates this
-scoreboard (`cli.validate_measured_h200`: recall ≥ 85%, false "does not fit" ≤ 3%, median ≤ 2%,
-p90 ≤ 7%), so it needs no `../shared`.
+bf16 LoRA −5.8% → +0.0%, OLMoE −10.3% → −6.2%, Gemma-3-1B −4.3% → −2.2%). A fourth came from
+PyTorch's autograd and PEFT's code, checked against these rows after ("Frozen Linears keep no
+input"): a frozen Linear keeps no input, PEFT's fp32 adapters under autocast each keep a bf16
+copy of their own, and a MoE keeps each routed copy's output (Qwen3-8B and Llama-3.2-1B's fp32
+LoRA −8.6% / −7.2% → −0.1% / +0.1%, Mistral-7B's attention LoRA +3.0% → 0.0%, OLMoE's and
+Qwen3-30B-A3B's −6.2% / −2.4% → 0.0% / −0.1%, GPT-J's −3.8% → −1.4%). `ctest` gates this
+scoreboard (`cli.validate_measured_h200`: recall ≥ 85%, false "does not fit" ≤ 3%, median ≤ 1.5%,
+p90 ≤ 5%), so it needs no `../shared`.
 
 `generate()` of Gemma 3 at 16,384 and 32,768 tokens read −21% and −43% until trace counted the
 sliding-window mask transformers builds over the whole prompt (memory.md, "Serve jobs"): +1.6%
-and +5.9% now. What these runs still show trace does not explain: PEFT's fp32 adapters under autocast cost 4.1 GiB (Llama-3.2-1B) and 4.8 GiB
-(Qwen3-8B) more than bf16 adapters without autocast, where trace counts the adapters' own bytes
-only (−7.2% and −8.6% against +0.2% and +0.0%: PEFT casts each adapted Linear's input to fp32
-and autocast casts it back, so q, k, v, gate and up each save a bf16 copy of their own instead
-of sharing one, 6 h bytes a layer and token of the ~8 h measured; not in trace yet, as trace
-does not yet leave out the input of a frozen Linear no adapter reads either); full checkpointing reads +3.3% to +7.6%:
+and +5.9% now. What these runs still show trace does not explain: full checkpointing reads +2.8% to +7.6%:
 trace adds the recomputed layer to the loss's peak, where these runs' allocated peaks hold the
 larger of the two (read so, all five are within 0.3%), but their reserved peaks sit above the sum
 and the shared set's reserved-memory rows read 12–33% low without it (memory.md, "Autocast's

@@ -90,7 +90,7 @@ def run_training(job, config, record):
         # PEFT keeps the adapters in fp32 (autocast_adapter_dtype) unless told to leave them in
         # the base's dtype.
         model = get_peft_model(model, LoraConfig(
-            r=rank, lora_alpha=2 * rank, lora_dropout=0.0,
+            r=rank, lora_alpha=2 * rank, lora_dropout=job.get("lora_dropout", 0.0),
             target_modules=LORA_TARGETS[job["lora_targets"]], task_type="CAUSAL_LM"),
             autocast_adapter_dtype=job.get("adapter_dtype", "fp32") == "fp32")
     model.train()

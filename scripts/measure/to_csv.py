@@ -84,8 +84,8 @@ def row_for(job, record, environment, on_card):
         if job["task"] == "lora":
             adapters = ("adapters bf16, no autocast" if job.get("adapter_dtype") == "bf16"
                         else "adapters fp32 under autocast")
-            notes.append(f"PEFT LoRA r={job['lora_rank']} alpha={2 * job['lora_rank']} dropout 0; "
-                         + adapters)
+            notes.append(f"PEFT LoRA r={job['lora_rank']} alpha={2 * job['lora_rank']} "
+                         f"dropout {job.get('lora_dropout', 0)}; " + adapters)
         if job["grad_ckpt"] == "full":
             notes.append("gradient_checkpointing_enable(use_reentrant=False)")
     precision = {"mixed_fp32master": "bf16 autocast, fp32 master weights",

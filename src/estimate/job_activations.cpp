@@ -47,6 +47,32 @@ DropoutInputs lora_dropout_inputs(const ModelDescription& model,
   return inputs;
 }
 
+// LoRA over a frozen 16-bit base (docs/memory.md, "Frozen Linears keep no input"): the change
+// to a layer's saved values when its Linear inputs are kept only where something reads them for
+// backward, against the one copy of each that values_per_token counts. A frozen Linear's matmul
+// keeps no input (autograd saves it for the weight's gradient alone); an adapter's lora_A keeps
+// what it reads. Where each adapted Linear reads a copy of its own (LoRA dropout, or fp32
+// adapters under autocast) the adapter-copies term counts them, and none is kept here but the
+// attention kernel's output (SDPA and flash-attention keep it; o_proj reads it in place).
+std::int64_t frozen_base_input_change(const LinearInputs& in, LoraTargets targets,
+                                      bool own_adapter_copies, bool kernel_keeps_output,
+                                      bool compiled) {
+  // torch.compile already recomputes the down inputs (pointwise_values): not counted twice.
+  const std::int64_t downs = compiled ? 0 : in.mlp_down + in.experts_down;
+  const std::int64_t counted = in.attention + in.attention_output + in.mlp + downs + in.moe;
+  std::int64_t kept = kernel_keeps_output ? in.attention_output : 0;
+  if (!own_adapter_copies) {
+    kept += in.attention;  // every target set adapts q
+    if (!kernel_keeps_output && targets != LoraTargets::attention_qv) kept += in.attention_output;
+    if (targets == LoraTargets::all_linear) {
+      // the experts' adapters keep each routed copy's gathered input; the router is frozen,
+      // so the MoE input is kept only by adapted shared experts
+      kept += in.mlp + downs + in.experts_gathered + (in.moe_shared ? in.moe : 0);
+    }
+  }
+  return kept - counted;
+}
+
 }  // namespace
 
 void JobPass::activations_and_logits() {
@@ -100,6 +126,21 @@ void JobPass::activations_and_logits() {
   // flash-attn and SDPA's enable_gqa take grouped K and V; the rest repeat them to every head.
   const bool grouped_kv = job.attention == AttentionImpl::flash ||
                           (job.attention == AttentionImpl::sdpa && job.sdpa_grouped_kv);
+  // A frozen base of plain 16-bit Linears keeps no Linear input (frozen_base_input_change). Not
+  // modelled for bitsandbytes, quantized-checkpoint or fp32 bases (their Linears keep a copy of
+  // their own, or autocast casts the fp32 stream per Linear), nor under LoRA dropout, which no
+  // run of trace's own measures yet and where the public rows (LitGPT, torchtune, Answer.AI)
+  // read 2-9% low without the inputs: the count keeps them there (docs/memory.md).
+  const bool plain_frozen_base =
+      lora && job.mode == JobMode::lora && !job.base_nf4 && !job.checkpoint_base &&
+      !job.kbit_upcast && job.lora_dropout == 0 &&
+      (!job.base_dtype || *job.base_dtype == Dtype::bf16 || *job.base_dtype == Dtype::fp16);
+  // PEFT casts an adapter's input to the adapter's dtype; fp32 adapters under autocast then cast
+  // it back to bf16 for lora_A, one copy per adapted Linear (counted as the dropout's copies).
+  const bool adapter_casts = plain_frozen_base && autocast_on;
+  const bool own_adapter_copies = adapter_casts;
+  const bool kernel_keeps_output =
+      job.attention != AttentionImpl::eager && !model.eager_attention_only;
   for (const LayerActivation& layer : layers->second) {
     // MTP layers run only where they are trained (their weights count only then too).
     if (layer.mtp && !job.train_mtp) continue;
@@ -109,7 +150,12 @@ void JobPass::activations_and_logits() {
         layer.values_per_token + (composed ? layer.composed_activation_values : 0) +
         (grouped_kv ? 0 : layer.repeated_kv_values) +
         (holds_nf4_base(job) && job.bnb_matmul_keeps_inputs ? layer.linear_input_values : 0) -
-        (job.compiled ? layer.pointwise_values : 0);
+        (job.compiled ? layer.pointwise_values : 0) +
+        (lora ? 0 : layer.linear_inputs.experts_gathered) +
+        (plain_frozen_base
+             ? frozen_base_input_change(layer.linear_inputs, job.lora_targets, own_adapter_copies,
+                                        kernel_keeps_output, job.compiled)
+             : 0);
     // An eager RMSNorm keeps an fp32 copy of its input anyway; its fp32 normalised input is
     // the autocast extra, kept only where its weight trains. A fused one keeps its input, fp32
     // now: the extra whether or not its weight trains.
@@ -211,9 +257,10 @@ void JobPass::activations_and_logits() {
           widest_scores);
       break;
   }
-  if (lora && job.lora_dropout > 0) {
-    // LoRA dropout: each adapted Linear's dropped-out input copy + its 1-byte mask; one layer's
-    // under checkpointing (the recomputed one).
+  if (lora && (job.lora_dropout > 0 || adapter_casts)) {
+    // LoRA dropout: each adapted Linear's dropped-out input copy + its 1-byte mask; fp32
+    // adapters under autocast: each one's bf16 cast of its input. One layer's under
+    // checkpointing (the recomputed one).
     auto found = cache.dropout_inputs.find(job.lora_targets);
     if (found == cache.dropout_inputs.end()) {
       found =
@@ -225,9 +272,9 @@ void JobPass::activations_and_logits() {
         job.checkpointing == Checkpointing::none || job.checkpointing == Checkpointing::selective
             ? found->second.all_layers
             : found->second.widest_layer;
-    b.activations = checked_add(
-        b.activations,
-        checked_product({values, tokens, act + a.dropout_mask_bytes}, "the LoRA dropout"));
+    const std::int64_t mask = job.lora_dropout > 0 ? a.dropout_mask_bytes : 0;
+    b.activations = checked_add(b.activations,
+                                checked_product({values, tokens, act + mask}, "the LoRA dropout"));
   }
   b.activations = ceil_div(b.activations, job.tp);
   // Eager attention's backward through the widest layer's softmax holds the fp32 output it

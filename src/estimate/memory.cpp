@@ -120,12 +120,53 @@ std::int64_t ffn_saved_values(const Block& block) {
   if (block.moe) {
     const Moe& moe = *block.moe;
     // input, router logits, and the top-k experts each token is routed to (+ shared experts;
-    // + the latent projections' outputs for LatentMoE)
+    // + the latent projections' outputs for LatentMoE); each routed copy's output, which the
+    // routing weight multiplies (transformers' experts, Megatron's unpermute keep it for the
+    // weight's gradient)
     values += moe.expert.input_dim + moe.num_experts + moe.top_k * mlp_inner_values(moe.expert) +
-              2 * moe.latent_dim;
+              2 * moe.latent_dim + (moe.latent_dim == 0 ? moe.top_k * moe.expert.input_dim : 0);
     if (moe.shared) values += mlp_inner_values(*moe.shared);
   }
   return values;
+}
+
+// An activation whose backward reads its output, so the output is kept whatever reads it next.
+bool activation_keeps_output(const std::string& activation) {
+  return activation == "relu" || activation == "relu6" || activation == "sigmoid" ||
+         activation == "tanh";
+}
+
+// The down (fc2) input of an MLP as values_per_token counts it: a gated MLP's act x up product;
+// a plain one's activation output, unless the activation keeps it anyway.
+std::int64_t mlp_down_input(const Mlp& mlp) {
+  if (mlp.kind == MlpKind::gated) return mlp.intermediate;
+  if (mlp.kind == MlpKind::plain && !activation_keeps_output(mlp.activation))
+    return mlp.intermediate;
+  return 0;
+}
+
+LinearInputs layer_linear_inputs(const Block& block) {
+  LinearInputs inputs;
+  const Attention& attention = block.attention;
+  if (attention.kind == AttentionKind::standard && !attention.is_cross) {
+    inputs.attention = attention.input_dim;
+    inputs.attention_output = attention.num_heads * attention.head_dim;
+  }
+  if (block.mlp.kind == MlpKind::gated || block.mlp.kind == MlpKind::plain) {
+    inputs.mlp = block.mlp.input_dim;
+    inputs.mlp_down = mlp_down_input(block.mlp);
+  }
+  if (block.moe && block.moe->latent_dim == 0) {
+    const Moe& moe = *block.moe;
+    inputs.moe = moe.expert.input_dim;
+    inputs.experts_down = moe.top_k * mlp_down_input(moe.expert);
+    inputs.experts_gathered = moe.top_k * moe.expert.input_dim;
+    if (moe.shared) {
+      inputs.moe_shared = true;
+      inputs.experts_down += mlp_down_input(*moe.shared);
+    }
+  }
+  return inputs;
 }
 
 // The distinct inputs of a block's Linears, per token.
@@ -639,6 +680,12 @@ void per_text_token(LayerActivation& layer, std::int64_t fixed, std::int64_t seq
   scale(layer.autocast_rms_weight_values);
   scale(layer.composed_activation_values);
   scale(layer.composed_autocast_fp32_values);
+  LinearInputs& inputs = layer.linear_inputs;
+  for (std::int64_t* values :
+       {&inputs.attention, &inputs.attention_output, &inputs.mlp, &inputs.mlp_down, &inputs.moe,
+        &inputs.experts_down, &inputs.experts_gathered}) {
+    scale(*values);
+  }
   if (layer.attention_heads > 0) {
     layer.attended_tokens = fixed;
     scale(layer.attended_tokens);
@@ -719,6 +766,7 @@ std::vector<LayerActivation> layer_activations(const ModelDescription& model,
         layer.values_per_token = checked_add(layer.values_per_token, 2 * streams_width);
       }
       layer.linear_input_values = linear_input_values(block);
+      layer.linear_inputs = layer_linear_inputs(block);
       layer.pointwise_values = ffn_pointwise_values(block);
       for (const Norm& norm : block.norms) {
         if (norm.kind == NormKind::rms_norm && norm.dim == block.attention.input_dim) {
@@ -772,7 +820,10 @@ std::int64_t training_activation_bytes(const ModelDescription& model, std::int64
   for (const LayerActivation& layer : layer_activations(model, seq_len)) {
     // transformers' implementations neither load nor run the MTP layers
     if (layer.mtp) continue;
-    values_per_token = checked_add(values_per_token, layer.values_per_token, "the activation size");
+    // every weight trains: each routed copy's gathered input is kept too
+    values_per_token =
+        checked_add(values_per_token, layer.values_per_token + layer.linear_inputs.experts_gathered,
+                    "the activation size");
     chunk_states = checked_add(chunk_states, layer.chunk_state_bytes, "the activation size");
   }
   // final norm input + head input, per text stack (MTP layers left out)

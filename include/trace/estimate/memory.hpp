@@ -267,6 +267,25 @@ Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions
 
 /// What one layer of the text stacks saves for backward, per token, and the terms that are not
 /// per token (docs/memory.md).
+/// A layer's Linear inputs per token, each counted once in LayerActivation::values_per_token
+/// (the full fine-tune's count, where every weight trains). Autograd keeps a matmul's input only
+/// for its weight's gradient, so over a frozen base each is kept only where an adapter (or
+/// another op) reads it (docs/memory.md, "Frozen Linears keep no input"). Zero where the layer
+/// is not modelled this way (MLA, linear attention, SSM mixers, parallel-residual blocks,
+/// LatentMoE).
+struct LinearInputs {
+  std::int64_t attention = 0;         ///< q/k/v's input: a standard self-attention's
+  std::int64_t attention_output = 0;  ///< o's input: heads x head_dim
+  std::int64_t mlp = 0;               ///< the dense MLP's gate/up (fc1) input
+  std::int64_t mlp_down = 0;          ///< its down (fc2) input, where no other op keeps it
+  std::int64_t moe = 0;               ///< a MoE's input: the router's and shared experts'
+  std::int64_t experts_down = 0;      ///< top_k x a routed expert's down input (+ shared)
+  /// top_k x a routed expert's input: each routed copy of the token is gathered apart and
+  /// kept by the expert's matmul when its weights (or adapters) train. Not in values_per_token.
+  std::int64_t experts_gathered = 0;
+  bool moe_shared = false;  ///< shared experts read `moe` (adapted under all-linear targets)
+};
+
 struct LayerActivation {
   /// A multi-token-prediction layer: it runs only where MTP is trained (Job::train_mtp).
   bool mtp = false;
@@ -311,6 +330,7 @@ struct LayerActivation {
   /// Of those (and the input they start from), the values autocast makes fp32: gelu_new's
   /// torch.pow is on autocast's fp32 list. Two bytes more each under autocast.
   std::int64_t composed_autocast_fp32_values = 0;
+  LinearInputs linear_inputs;
 };
 std::vector<LayerActivation> layer_activations(const ModelDescription& model, std::int64_t seq_len);
 

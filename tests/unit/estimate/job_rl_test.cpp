@@ -110,10 +110,12 @@ TEST_CASE("GRPO generating with transformers: the generation batch's cache and p
 TEST_CASE("GRPO's LoRA under DeepSpeed ZeRO-3 gathers the model to merge adapters for vLLM",
           "[job][rl]") {
   // LoRA r8 on q, v in pure bf16, one sequence of 8 tokens (4 of them completion), 4 GPUs.
-  // The step above what stays resident: activations 2,048 x 8 x 2 = 32,768 and the logits
-  // 1,000 x 4 x 3 x 2 = 24,000 (the adapters' step temporary and backward's residual-stream
-  // gradients, 3 x 64 x 8 x 2 = 3,072, below them): 56,768. Syncing into vLLM merges the
-  // adapters with every parameter gathered, 202,048 x 2 = 404,096 bytes: 347,328 above the step.
+  // The step above what stays resident: activations 1,664 x 8 x 2 = 26,624 (the full
+  // fine-tune's 2,048 values a token less, in each of the 2 layers, the frozen MLP's input 64
+  // and down input 128 that no adapter reads) and the logits 1,000 x 4 x 3 x 2 = 24,000 (the
+  // adapters' step temporary and backward's residual-stream gradients, 3 x 64 x 8 x 2 = 3,072,
+  // below them): 50,624. Syncing into vLLM merges the adapters with every parameter gathered,
+  // 202,048 x 2 = 404,096 bytes: 353,472 above the step.
   trace::Job job = grpo_job();
   job.mode = trace::JobMode::lora;
   job.precision = trace::Precision::bf16_pure;
@@ -124,7 +126,7 @@ TEST_CASE("GRPO's LoRA under DeepSpeed ZeRO-3 gathers the model to merge adapter
   job.rl->completion_len = 4;
   job.gpus = 4;
   job.sharding = trace::Sharding::zero3;
-  CHECK(estimate(job).breakdown.generation == 404'096 - 56'768);
+  CHECK(estimate(job).breakdown.generation == 404'096 - 50'624);
   job.rl->zero3_gathers = false;  // FSDP: module by module
   CHECK(estimate(job).breakdown.generation == 0);
   // QLoRA (fused 4-bit kernels, keeping what LoRA keeps): the base gathered stays packed, its
