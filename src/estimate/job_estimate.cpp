@@ -5,12 +5,12 @@
 // an upper bound that both orders stay under) + optimizer states + saved activations + logits.
 // This file: the job checked against the model, the weights, gradients and optimizer states
 // and their sharding, and serving; job_activations.cpp: what a step saves and computes.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "job_pass.hpp"
 #include "trace/checked_math.hpp"

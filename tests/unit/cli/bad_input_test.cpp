@@ -547,9 +547,10 @@ TEST_CASE("workloads that overflow 64 bits end in a clear error", "[cli][scale]"
   check_bad_input(run_config(config, {"--seq-len", "134217728", "--batch", "1048576"}),
                   {"too large"});
   // Each flag within its range, their product past 2^63 bytes: the message names the two.
-  check_bad_input(run_config(llama_config(), {"--mode", "full", "--seq-len", "134217728",
-                                              "--batch", "1048576", "--gpu", "h100-80gb"}),
-                  {"too large", "1048576 sequence(s) of 134217728 tokens", "lower --batch or --seq-len"});
+  check_bad_input(
+      run_config(llama_config(), {"--mode", "full", "--seq-len", "134217728", "--batch", "1048576",
+                                  "--gpu", "h100-80gb"}),
+      {"too large", "1048576 sequence(s) of 134217728 tokens", "lower --batch or --seq-len"});
 }
 
 namespace {
