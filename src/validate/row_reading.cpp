@@ -469,6 +469,12 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
   // A layer split across GPUs (job_sharding pp) is Accelerate's device_map, balanced by memory.
   job.pipeline_by_memory = sharding == "pp";
   const std::optional<Sharding> parsed_sharding = parse_sharding(sharding.empty() ? "single" : sharding);
+  if (sharding == "unknown") {
+    // measured.md's value for a source that does not say: tensor or pipeline parallelism could
+    // split the activations too, so no sharding gives a lower bound either.
+    return "job_sharding is 'unknown' (the source does not say how its GPUs split the job), so "
+           "no verdict";
+  }
   if (!parsed_sharding) return fmt::format("job_sharding '{}' is not known", get("job_sharding"));
   job.sharding = *parsed_sharding;
   if (job.gpus % (job.tp * job.pp) != 0) job.gpus = job.tp * job.pp;

@@ -578,6 +578,20 @@ TEST_CASE("a row without a length or a card count is judged by its floor", "[val
   CHECK(board.oom_flagged == 1);
 }
 
+TEST_CASE("a row whose sharding the source does not say is not judged", "[validate]") {
+  // measured.md's `unknown`: tensor or pipeline parallelism could split the activations, so no
+  // strategy's peak is a floor; the row is listed as unplanned, with that reason.
+  const trace::Scoreboard board =
+      score(row_line("1", "full", "128", "16", "unknown", "n/a", "40", "", "1", "x,,x,,"));
+  REQUIRE(board.results.size() == 1);
+  CHECK_FALSE(board.results[0].planned);
+  CHECK(board.results[0].reason ==
+        "job_sharding is 'unknown' (the source does not say how its GPUs split the job), so no "
+        "verdict");
+  CHECK(board.oom_rows == 1);
+  CHECK(board.oom_flagged == 0);
+}
+
 TEST_CASE("an assumed optimizer is judged by the floor without optimizer state", "[validate]") {
   const auto with_optimizer = [](std::string line, const std::string& optimizer) {
     return line.replace(line.find(",adamw,"), 7, "," + optimizer + ",");
