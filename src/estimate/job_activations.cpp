@@ -129,8 +129,8 @@ void JobPass::activations_and_logits() {
   // A frozen base of plain 16-bit Linears keeps no Linear input (frozen_base_input_change). Not
   // modelled for bitsandbytes, quantized-checkpoint or fp32 bases (their Linears keep a copy of
   // their own, or autocast casts the fp32 stream per Linear), nor under LoRA dropout, which no
-  // run of trace's own measures yet and where the public rows (LitGPT, torchtune, Answer.AI)
-  // read 2-9% low without the inputs: the count keeps them there (docs/memory.md).
+  // run of trace's own measures yet and where LitGPT's and torchtune's public rows would read
+  // up to 9% low without the inputs: the count keeps them there (docs/memory.md).
   const bool plain_frozen_base =
       lora && job.mode == JobMode::lora && !job.base_nf4 && !job.checkpoint_base &&
       !job.kbit_upcast && job.lora_dropout == 0 &&
@@ -138,7 +138,6 @@ void JobPass::activations_and_logits() {
   // PEFT casts an adapter's input to the adapter's dtype; fp32 adapters under autocast then cast
   // it back to bf16 for lora_A, one copy per adapted Linear (counted as the dropout's copies).
   const bool adapter_casts = plain_frozen_base && autocast_on;
-  const bool own_adapter_copies = adapter_casts;
   const bool kernel_keeps_output =
       job.attention != AttentionImpl::eager && !model.eager_attention_only;
   for (const LayerActivation& layer : layers->second) {
@@ -153,7 +152,7 @@ void JobPass::activations_and_logits() {
         (job.compiled ? layer.pointwise_values : 0) +
         (lora ? 0 : layer.linear_inputs.experts_gathered) +
         (plain_frozen_base
-             ? frozen_base_input_change(layer.linear_inputs, job.lora_targets, own_adapter_copies,
+             ? frozen_base_input_change(layer.linear_inputs, job.lora_targets, adapter_casts,
                                         kernel_keeps_output, job.compiled)
              : 0);
     // An eager RMSNorm keeps an fp32 copy of its input anyway; its fp32 normalised input is
