@@ -332,7 +332,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "bnb (bitsandbytes' 4-bit matmul keeps each input for backward: PEFT, LitGPT) or "
                  "fused (Unsloth's kernels, torchtune's torchao NF4)")
       ->capture_default_str();
-  app.add_option("--lora-targets", options.lora_targets, "qv, attention or all (every Linear)")
+  app.add_option("--lora-targets", options.lora_targets,
+                 "qv, attention or all (every Linear), or PEFT's module list of one of them "
+                 "(q_proj,v_proj; q_proj,k_proj,v_proj,o_proj; all-linear)")
       ->capture_default_str();
   app.add_option("--preference", options.preference,
                  "preference training (TRL): dpo (pairs, and a reference model: a copy of the "
@@ -626,16 +628,13 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   job.composed_activations = !options.fused_norms;
   job.separate_head = options.separate_head;
   job.quantized_head = options.quantized_head;
-  const std::string targets = to_lower(options.lora_targets);
-  if (targets == "qv" || targets == "q,v") {
-    job.lora_targets = LoraTargets::attention_qv;
-  } else if (targets == "attention" || targets == "attn") {
-    job.lora_targets = LoraTargets::attention;
-  } else if (targets == "all" || targets == "all-linear" || targets == "all_linear") {
-    job.lora_targets = LoraTargets::all_linear;
+  if (const std::optional<LoraTargets> targets = parse_lora_targets(options.lora_targets)) {
+    job.lora_targets = *targets;
   } else {
-    throw ConfigError(fmt::format("--lora-targets '{}' is not known; use qv, attention or all",
-                                  options.lora_targets));
+    throw ConfigError(fmt::format(
+        "--lora-targets '{}' is not known; use qv, attention or all, or PEFT's module list of "
+        "one of them (q_proj,v_proj; q_proj,k_proj,v_proj,o_proj; all-linear)",
+        options.lora_targets));
   }
   const MemoryAssumptions& a = options.assumptions;
   job.seq_len = a.seq_len;

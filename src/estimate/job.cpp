@@ -2,9 +2,11 @@
 // (job_estimate.cpp, job_activations.cpp).
 #include "trace/estimate/job.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -366,6 +368,32 @@ std::optional<AttentionImpl> parse_attention(std::string_view text) {
   if (t == "sdpa" || names_grouped_sdpa(t)) return AttentionImpl::sdpa;
   if (t == "flash" || t == "flash_attention_2" || t == "fa2" || t == "fa3") return AttentionImpl::flash;
   if (t == "eager") return AttentionImpl::eager;
+  return std::nullopt;
+}
+
+std::optional<LoraTargets> parse_lora_targets(std::string_view text) {
+  const std::string t = to_lower(text);
+  if (t == "qv" || t == "q,v") return LoraTargets::attention_qv;
+  if (t == "attention" || t == "attn") return LoraTargets::attention;
+  if (t == "all" || t == "all-linear" || t == "all_linear") return LoraTargets::all_linear;
+  // PEFT's target_modules, separated by commas or spaces, as a set
+  std::set<std::string> modules;
+  std::string word;
+  for (const char c : t + ",") {
+    if (c == ',' || c == ' ') {
+      if (!word.empty()) modules.insert(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  const std::set<std::string> qv = {"q_proj", "v_proj"};
+  std::set<std::string> attention = {"q_proj", "k_proj", "v_proj", "o_proj"};
+  std::set<std::string> all = attention;
+  all.insert({"gate_proj", "up_proj", "down_proj"});
+  if (modules == qv) return LoraTargets::attention_qv;
+  if (modules == attention) return LoraTargets::attention;
+  if (modules == all) return LoraTargets::all_linear;
   return std::nullopt;
 }
 

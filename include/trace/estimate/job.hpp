@@ -359,6 +359,10 @@ std::optional<AttentionImpl> parse_attention(std::string_view text);
 /// sdpa-gqa, sdpa_gqa or enable_gqa (parse_attention reads them as sdpa).
 bool names_grouped_sdpa(std::string_view text);
 std::optional<LossImpl> parse_loss(std::string_view text);
+/// "qv", "attention", "all" (and "all-linear"), or PEFT's target_modules for one of them, in any
+/// order: q_proj,v_proj; q_proj,k_proj,v_proj,o_proj; those and gate_proj,up_proj,down_proj.
+/// nullopt for any other set (no narrower or mixed set is modelled).
+std::optional<LoraTargets> parse_lora_targets(std::string_view text);
 /// "none", "dpo" (and "ipo"), "orpo", "simpo", "cpo" (the three: Preference::paired), "kto".
 std::optional<Preference> parse_preference(std::string_view text);
 /// Sequences a training step keeps for backward per micro-batch item: 2 for preference pairs.

@@ -180,6 +180,22 @@ TEST_CASE("workload flags reach the plan", "[cli][json]") {
         base["memory"]["full_finetune"]["bytes"].get<std::int64_t>());
 }
 
+TEST_CASE("option --lora-targets reads PEFT's module lists", "[cli][json]") {
+  const auto peak = [](const std::string& targets) {
+    return run_json({k_llama, "--json", "--mode", "lora", "--lora-targets",
+                     targets})["estimate"]["peak_bytes"]
+        .get<std::int64_t>();
+  };
+  CHECK(peak("q_proj,v_proj") == peak("qv"));
+  CHECK(peak("q_proj,k_proj,v_proj,o_proj") == peak("attention"));
+  CHECK(peak("all-linear") == peak("all"));
+  const CliResult mlp_only =
+      run({k_llama, "--mode", "lora", "--lora-targets", "gate_proj,up_proj,down_proj"});
+  CHECK(mlp_only.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(mlp_only.err.find("--lora-targets 'gate_proj,up_proj,down_proj' is not known") !=
+        std::string::npos);
+}
+
 TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
   // Llama-3.1-8B, mixed precision, 16 tokens on one GPU: zero_grad(set_to_none=True) frees the
   // 8,030,261,248 x 4 bytes of fp32 gradients before the next forward, so they count only by

@@ -91,3 +91,18 @@ TEST_CASE("a MoE keeps each routed copy's output, and its gathered input where e
   CHECK(activations(trace::test::k_tiny_mixtral, lora_job(trace::LoraTargets::attention)) ==
         904 * k_bytes_per_token_value);
 }
+
+TEST_CASE("parse_lora_targets takes PEFT's module lists of the three modelled sets",
+          "[job][lora]") {
+  CHECK(trace::parse_lora_targets("qv") == trace::LoraTargets::attention_qv);
+  CHECK(trace::parse_lora_targets("v_proj,q_proj") == trace::LoraTargets::attention_qv);
+  CHECK(trace::parse_lora_targets("q_proj, k_proj, v_proj, o_proj") ==
+        trace::LoraTargets::attention);
+  CHECK(trace::parse_lora_targets("All-Linear") == trace::LoraTargets::all_linear);
+  CHECK(trace::parse_lora_targets("q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj") ==
+        trace::LoraTargets::all_linear);
+  // a set the estimate does not model is refused, not read as the nearest one
+  CHECK_FALSE(trace::parse_lora_targets("gate_proj,up_proj,down_proj").has_value());
+  CHECK_FALSE(trace::parse_lora_targets("q_proj,k_proj").has_value());
+  CHECK_FALSE(trace::parse_lora_targets("").has_value());
+}
