@@ -119,15 +119,12 @@ std::int64_t longest_context(const ModelDescription& model, const MemoryAssumpti
 std::optional<std::int64_t> sharded_peak_bytes(const JobEstimator& estimator, Job job, std::int64_t gpus) {
   job.gpus = gpus;
   job.tp = job.pp = job.ep = 1;
-  if (gpus > 1 && job.sharding == Sharding::single) {
-    // A one-card job spread over cards runs as `--strategy zero3` reads it: DeepSpeed casts the
-    // model to bf16 (no autocast over fp32 weights) and keeps its gradient partitions.
-    job.sharding = Sharding::zero3;
-    job.autocast_fp32_weights = job.autocast_fp32_weights && autocasts_fp32_weights_by_default(job);
-    job.gradients_freed =
-        job.gradients_freed && frees_gradients_by_default(job, job.root_unit_gathered);
-  }
   job.sharding = gpus > 1 ? Sharding::zero3 : Sharding::single;
+  // Spread over cards, the job runs as `--strategy zero3` (or fsdp) reads it: the model cast to
+  // bf16 (no autocast over fp32 weights) and, under DeepSpeed, its gradient partitions kept.
+  job.autocast_fp32_weights = job.autocast_fp32_weights && autocasts_fp32_weights_by_default(job);
+  job.gradients_freed =
+      job.gradients_freed && frees_gradients_by_default(job, job.root_unit_gathered);
   try {
     const JobEstimate estimate = estimator.estimate(job);
     return checked_add(estimate.breakdown.total(), estimator.assumptions().cuda_context_bytes);

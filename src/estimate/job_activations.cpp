@@ -132,8 +132,8 @@ void JobPass::activations_and_logits() {
   // run of trace's own measures yet and where LitGPT's and torchtune's public rows would read
   // up to 9% low without the inputs: the count keeps them there (docs/memory.md).
   const bool plain_frozen_base =
-      lora && job.mode == JobMode::lora && !job.base_nf4 && !job.checkpoint_base &&
-      !job.kbit_upcast && job.lora_dropout == 0 &&
+      job.mode == JobMode::lora && !job.base_nf4 && !job.checkpoint_base && !job.kbit_upcast &&
+      job.lora_dropout == 0 &&
       (!job.base_dtype || *job.base_dtype == Dtype::bf16 || *job.base_dtype == Dtype::fp16);
   // PEFT casts an adapter's input to the adapter's dtype; fp32 adapters under autocast then cast
   // it back to bf16 for lora_A, one copy per adapted Linear (counted as the dropout's copies).

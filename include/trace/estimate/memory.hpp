@@ -265,14 +265,11 @@ std::int64_t ssm_layer_state_bytes(const Ssm& ssm, Dtype ssm_dtype, std::int64_t
 /// The SSM dtype the assumptions and the config imply.
 Dtype effective_ssm_dtype(const ModelDescription& model, const MemoryAssumptions& assumptions);
 
-/// What one layer of the text stacks saves for backward, per token, and the terms that are not
-/// per token (docs/memory.md).
 /// A layer's Linear inputs per token, each counted once in LayerActivation::values_per_token
 /// (the full fine-tune's count, where every weight trains). Autograd keeps a matmul's input only
 /// for its weight's gradient, so over a frozen base each is kept only where an adapter (or
 /// another op) reads it (docs/memory.md, "Frozen Linears keep no input"). Zero where the layer
-/// is not modelled this way (MLA, linear attention, SSM mixers, parallel-residual blocks,
-/// LatentMoE).
+/// is not modelled this way (MLA, linear attention, cross-attention, SSM mixers, LatentMoE).
 struct LinearInputs {
   std::int64_t attention = 0;         ///< q/k/v's input: a standard self-attention's
   std::int64_t attention_output = 0;  ///< o's input: heads x head_dim
@@ -286,6 +283,8 @@ struct LinearInputs {
   bool moe_shared = false;  ///< shared experts read `moe` (adapted under all-linear targets)
 };
 
+/// What one layer of the text stacks saves for backward, per token, and the terms that are not
+/// per token (docs/memory.md).
 struct LayerActivation {
   /// A multi-token-prediction layer: it runs only where MTP is trained (Job::train_mtp).
   bool mtp = false;

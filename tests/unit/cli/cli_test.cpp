@@ -409,6 +409,10 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered / zero3 does n
       run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4", "--strategy", "zero3"});
   const int cards = deepspeed["training"]["runs"][0]["gpus"].get<int>();
   CHECK(cards == zero3["training"]["runs"][0]["gpus"].get<int>());
+  // so is a DDP job (autocast over fp32 weights on each card): the search shards it as ZeRO-3
+  const nlohmann::json ddp =
+      run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4", "--strategy", "ddp"});
+  CHECK(ddp["cards"][0]["modes"]["full_finetune"]["min_cards"].get<int>() == cards);
   const auto fits_on = [](int n) {
     return run_json({k_llama, "--json", "--mode", "full", "--gpu", "l4", "--gpus",
                      std::to_string(n)})["estimate"]["fits"]
