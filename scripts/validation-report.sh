@@ -162,12 +162,14 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.72 --max-false-reject 0.045
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.045
 --max-median-error 0.07 --max-p90-error 0.25`, which fails CI (exit 1, one line per missed
 target) when a change makes the estimate worse. The median (≤ 10%), false-rejection (≤ 5%) and
 p90 (≤ 25%) targets are met and gated (the median and false-rejection gates at today's
-scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 72% and
-checked against 95%, printed but not gated until it is met. Any CSV with the same columns works,
+scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 68.9%
+and checked against 95%, printed but not gated until it is met. The recall gate was 72% until
+ZeRO-2's gradients followed DeepSpeed's stage-2 code (memory.md, "ZeRO-2's gradients"), which
+lets two ZeRO-2 did-not-fit reports through (below). Any CSV with the same columns works,
 with the same flags.
 
 **What stands between this scoreboard and the open target, and the tail under the met one**
@@ -185,16 +187,21 @@ say):
   `seq_len` cell names only the notebook's default; 1055's note blames eager attention, which
   its job columns do not say (and read as eager it is still 59 of 79 GiB); 169 is vLLM
   0.2.7's AWQ Mixtral, whose fit twin (row 170) logged a KV pool 15.8 GiB per GPU smaller
-  than trace's, a gap in that version's profile that the rows do not explain.
-- *p90* (met: 12 rows more than 25% off, the most it allows). Of the tail rows: 170, see 169;
+  than trace's, a gap in that version's profile that the rows do not explain; 1079
+  (Qwen1.5-7B, fp16, 512 tokens) and 1032 (LLaVA-1.5-7B, 2,048 tokens) are full fine-tunes under
+  ZeRO-2 on 8 A100-40GB that trace puts at 36.3 and 31.0 of 39.4 GiB: DeepSpeed's own estimate
+  (`4Ψ + 16Ψ/d`, the half-precision gradients whole) explained them, but its stage-2 code keeps
+  only a partition of the gradients, and the one measured ZeRO-2 run that fit (1020, 80 GiB)
+  is 82.5 GiB under that estimate before any activation.
+- *p90* (met: 11 rows more than 25% off; it allows 12). Of the tail rows: 170, see 169;
   163 and 238 (Llama-3.2-11B-Vision) and 239 (Qwen2.5-VL-72B) are vLLM profiles dominated by
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in
-  its notes); 1002 and 1020 record the card's size ("fits at the card limit"), not a measured
+  its notes); 1002 records the card's size ("fits at the card limit"), not a measured
   peak; 1018 and 1012 are two of the ms-swift Megatron examples (maintainer figures rounded to
   1 GiB), 9 of 12 of which sit 5–26% above trace (of the others, 1017 is within 3% and trace is
   17% and 28% above 1006 and 1012), a Megatron-side term trace does not have; 136 (Answer.AI's
   FSDP QLoRA of Llama-2-7B at 512 tokens, −25.3% against reserved memory) measures 4.98 GiB
-  where its 2,048-token twin 137 measures 5.21 (trace −11.9%): a fixed part of the reserve that
+  where its 2,048-token twin 137 measures 5.21 (trace +0.9%): a fixed part of the reserve that
   grows with neither the tokens nor trace's terms; 223 and 236 (Unsloth notebooks: reserved
   memory over 60 variable-length steps, below trace's estimate even at the maximum length) are
   not explained, though the boundary rows below point the same way: on Unsloth's own

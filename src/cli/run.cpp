@@ -1,29 +1,30 @@
 #include "trace/cli/run.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
+#include "trace/checkpoint/reconcile.hpp"
+#include "trace/checkpoint/safetensors.hpp"
 #include "trace/cli/progress_line.hpp"
+#include "trace/cost/throughput.hpp"
 #include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/hardware/gpu_catalog.hpp"
 #include "trace/model/catalog.hpp"
 #include "trace/model/model_config.hpp"
-#include "trace/render/render.hpp"
-#include "trace/checkpoint/reconcile.hpp"
-#include "trace/cost/throughput.hpp"
-#include "trace/checkpoint/safetensors.hpp"
-#include "trace/text_match.hpp"
-#include "trace/validate/validation.hpp"
 #include "trace/render/plots.hpp"
 #include "trace/render/render.hpp"
 #include "trace/report/report.hpp"
+#include "trace/text_match.hpp"
+#include "trace/validate/validation.hpp"
 #include "trace/version.hpp"
 
 namespace trace::cli {
@@ -100,6 +101,8 @@ struct PlanOptions {
   std::string ep = "off";
   bool cpu_offload = false;
   bool no_sync = false;
+  std::optional<std::int64_t> reduce_bucket_size;  ///< ZeRO-2's reduce_bucket_size (elements)
+  bool overlap_comm = false;
   bool frozen_in_flat_params = false;
   bool shard_embeddings = false;
   std::string pp_split = "count";
@@ -462,6 +465,13 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "with --grad-accum > 1 under zero2/zero3/fsdp: accumulation skips the reduce "
                "(FSDP's no_sync: Lightning Fabric, Accelerate), so every GPU holds the whole "
                "model's unsharded gradients");
+  app.add_option("--reduce-bucket-size", options.reduce_bucket_size,
+                 "with --strategy zero2: DeepSpeed's reduce_bucket_size, the gradient elements "
+                 "backward reduces at a time (default 500000000, DeepSpeed's; Hugging Face's "
+                 "\"auto\" is hidden_size squared)");
+  app.add_flag("--overlap-comm", options.overlap_comm,
+               "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
+               "while the first is reduced");
   app.add_flag("--frozen-in-flat-params", options.frozen_in_flat_params,
                "LoRA under FSDP1 with frozen and trainable weights in one flat parameter "
                "(use_orig_params=True, block wrapping: Lightning Fabric / LitGPT): gradients for "
@@ -674,6 +684,13 @@ Job make_job(const PlanOptions& options, const std::string& mode,
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
+  if ((options.reduce_bucket_size || options.overlap_comm) && job.sharding != Sharding::zero2) {
+    throw ConfigError(
+        fmt::format("{} needs --strategy zero2 (it sets DeepSpeed ZeRO-2's gradient buckets)",
+                    options.reduce_bucket_size ? "--reduce-bucket-size" : "--overlap-comm"));
+  }
+  if (options.reduce_bucket_size) job.zero_reduce_bucket = *options.reduce_bucket_size;
+  job.zero_overlap_comm = options.overlap_comm;
   // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP;
   // DDP's buckets, DeepSpeed's and Megatron's (tensor / pipeline parallel) buffers keep them.
   job.gradients_freed = !options.keep_grads && frees_gradients_by_default(job, fsdp);

@@ -82,6 +82,7 @@ void validate_job(const Job& job) {
                                   job.tp, job.pp));
   }
   check(job.grad_accum, 1LL << 20, "--grad-accum");
+  check(job.zero_reduce_bucket, 1LL << 40, "--reduce-bucket-size");
   if (job.preference != Preference::none && job.mode == JobMode::serve) {
     throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
   }

@@ -515,15 +515,31 @@ void JobPass::shard_training_state() {
                              !unsharded_gradients);
   b.optimizer = split(b.optimizer, zero);
   if (job.sharding == Sharding::zero2 && !lora && !unsharded_gradients) {
-    // DeepSpeed's own estimate (estimate_zero2_model_states_mem_needs: 4 psi + 16 psi / N):
-    // backward produces the half-precision gradients whole before their buckets are reduced,
-    // and the fp32 gradient partition lives beside the master copy; offloaded, neither.
+    // DeepSpeed ZeRO-2 (stage_1_and_2.py; docs/memory.md, "Parallelism"): backward copies each
+    // gradient into a reduce bucket as autograd makes it, reduces the bucket when full and keeps
+    // only this rank's partition (grads_in_partition), in the half-precision dtype. In flight
+    // beside it: the bucket (two with overlap_comm) and the gradient autograd has just made, the
+    // largest parameter's at most. The step makes the fp32 partition; before it, the gradient
+    // norm (get_grad_norm_direct) reads each gradient of the partition as an fp64 copy, one at
+    // a time, when no activation is left. Offloaded, the partitions live on the host and the
+    // fp64 copies are made in backward (set_norm_for_param_grad_in_gpu).
     const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
-    const std::int64_t whole = split(checked_mul(trainable, half_bytes, "the gradients"), false);
-    const std::int64_t partition =
-        bytes.half_copy > 0 ? split(checked_mul(trainable, bytes.gradient, "the gradients"), true)
-                            : 0;
-    b.gradients = job.cpu_offload ? 0 : checked_add(whole, partition);
+    const std::int64_t partition_values = split(trainable, true);
+    const std::int64_t largest =
+        ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
+    // allocated whole at each backward's start (setup_buckets), whatever the model's size
+    const std::int64_t buckets = checked_product(
+        {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
+    const std::int64_t in_flight =
+        checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
+    const std::int64_t norm_copy =
+        checked_mul(std::min(largest, partition_values), 8, "the gradients");
+    const std::int64_t fp32_partition =
+        bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
+    b.gradients = job.cpu_offload
+                      ? checked_add(in_flight, norm_copy)
+                      : checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
+                                    std::max(checked_add(fp32_partition, in_flight), norm_copy));
   }
   if (job.sharding == Sharding::zero3) {
     // Parameters sharded; the block being computed and the next, prefetched, are gathered

@@ -218,6 +218,13 @@ struct Job {
   /// Accelerate's default with FSDP): no reduce-scatter until the last one, so with
   /// grad_accum > 1 every GPU holds the whole model's unsharded gradients.
   bool accumulate_unsharded = false;
+  /// DeepSpeed ZeRO-2's reduce bucket (its `reduce_bucket_size`, in elements; DeepSpeed's
+  /// default 5e8): backward copies the gradients into a bucket of this size and reduces it when
+  /// full, keeping only this rank's partition (docs/memory.md, "Parallelism").
+  std::int64_t zero_reduce_bucket = 500'000'000;
+  /// DeepSpeed's `overlap_comm` (off by default below ZeRO-3): a second bucket, filled while the
+  /// first is reduced.
+  bool zero_overlap_comm = false;
   /// LoRA under FSDP1 with frozen and trainable weights in one flat parameter
   /// (use_orig_params=True, per-block wrapping: Lightning Fabric / LitGPT): the flat parameter's
   /// gradient covers the frozen weights too, as if they were not frozen (PyTorch's FSDP docs).

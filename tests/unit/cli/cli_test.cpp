@@ -427,6 +427,34 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered / zero3 does n
   CHECK(refused.err.find("--shard-embeddings needs --strategy fsdp") != std::string::npos);
 }
 
+TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient buckets",
+          "[cli][json]") {
+  // Llama-3.1-8B's full fine-tune on 8 GPUs under ZeRO-2: 8,030,261,248 trained weights, an
+  // eighth of them 1,003,782,656. The bf16 partition, 2,007,565,312 bytes, beside the fp32
+  // partition (4,015,130,624) with what backward has in flight: DeepSpeed's 5e8-value bucket
+  // (1,000,000,000 bytes) and the largest gradient, the head's 128,256 x 4,096 = 525,336,576
+  // values (1,050,673,152 bytes): 6,065,803,776, more than the step's fp64 norm copy of the head
+  // (4,202,692,608). 2,007,565,312 + 6,065,803,776 = 8,073,369,088.
+  std::vector<std::string> args = {k_llama,  "--json", "--mode",     "full",
+                                   "--gpus", "8",      "--strategy", "zero2"};
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 8'073'369'088LL);
+  // ms-swift's zero2.json: 2e8-value buckets, two with overlap_comm (800,000,000 bytes)
+  args.insert(args.end(), {"--reduce-bucket-size", "200000000", "--overlap-comm"});
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 7'873'369'088LL);
+  // they set ZeRO-2's buckets: under another strategy, or out of range, they are bad input
+  args[7] = "zero3";
+  CliResult refused = run(args);
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--reduce-bucket-size needs --strategy zero2") != std::string::npos);
+  refused = run({k_llama, "--mode", "full", "--gpus", "8", "--overlap-comm"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--overlap-comm needs --strategy zero2") != std::string::npos);
+  refused = run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero2",
+                 "--reduce-bucket-size", "0"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--reduce-bucket-size = 0 is out of range") != std::string::npos);
+}
+
 TEST_CASE("option --nf4-one-pass: torchao 0.1's quantization peaks at model setup", "[cli][json]") {
   // Llama-3.1-8B QLoRA at 128 tokens. torchao 0.1 quantizes the largest weight, gate / up /
   // down at 14,336 x 4,096 = 58,720,256 values, in one pass: 66 bytes a value beside the stored

@@ -324,13 +324,34 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   // ZeRO-1 shards the fp32 master copy with the moments; the bf16 copy stays whole
   CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
   job.sharding = trace::Sharding::zero2;
-  // DeepSpeed's estimate: the bf16 gradients whole (2 bytes) + the fp32 partition (4 / 4)
-  CHECK(estimate(job).breakdown.gradients == k_params * 2 + k_params * 4 / 4);
-  // with the master copy: 4 psi + 16 psi / N, estimate_zero2_model_states_mem_needs
-  {
-    const trace::MemoryBreakdown b = estimate(job).breakdown;
-    CHECK(b.weights + b.gradients + b.optimizer == k_params * 4 + k_params * 16 / 4);
-  }
+  // DeepSpeed ZeRO-2 keeps this rank's partition of the bf16 gradients: 202,048 / 4 = 50,512
+  // values, 101,024 bytes. Beside it, the larger of (a) the fp32 partition (202,048 bytes) with
+  // what backward has in flight: the reduce bucket (here 10,000 values, 20,000 bytes) and the
+  // largest gradient autograd makes, the head's (64,000 values, 128,000 bytes): 350,048; and
+  // (b) the step's fp64 copy for the gradient norm of the largest gradient in the partition,
+  // min(64,000, 50,512) x 8 = 404,096. 101,024 + 404,096 = 505,120.
+  job.zero_reduce_bucket = 10'000;
+  CHECK(estimate(job).breakdown.gradients == 505'120);
+  // the weights and states as under ZeRO-1
+  CHECK(estimate(job).breakdown.weights == k_params * 2 + k_params * 4 / 4);
+  CHECK(estimate(job).breakdown.optimizer == k_params * 8 / 4);
+  // a 100,000-value bucket, two of them with overlap_comm: 202,048 + 400,000 + 128,000 =
+  // 730,048 > 404,096, so 101,024 + 730,048 = 831,072
+  job.zero_reduce_bucket = 100'000;
+  job.zero_overlap_comm = true;
+  CHECK(estimate(job).breakdown.gradients == 831'072);
+  // DeepSpeed's default bucket, 5e8 values (1e9 bytes, allocated whole whatever the model):
+  // 101,024 + 202,048 + 1,000,000,000 + 128,000
+  job.zero_reduce_bucket = 500'000'000;
+  job.zero_overlap_comm = false;
+  CHECK(estimate(job).breakdown.gradients == 1'000'431'072);
+  // offloaded, the partitions live on the host: the bucket and the largest gradient in
+  // flight, and the fp64 norm copy made in backward: 20,000 + 128,000 + 404,096
+  job.zero_reduce_bucket = 10'000;
+  job.cpu_offload = true;
+  CHECK(estimate(job).breakdown.gradients == 552'096);
+  job.cpu_offload = false;
+  job.zero_reduce_bucket = 500'000'000;
   job.sharding = trace::Sharding::zero3;
   // a quarter of both copies + what is gathered in bf16: DeepSpeed's largest layer (36,992)
   // and, for the loss, the head (V h = 64,000), larger than a second layer here
