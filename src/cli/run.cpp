@@ -443,8 +443,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str();
   app.add_option("--gpus", options.job_gpus, "GPUs the job runs on")->capture_default_str();
   app.add_option("--strategy", options.strategy,
-                 "ddp, zero1, zero2, zero3 (DeepSpeed) or fsdp (PyTorch FSDP: its root unit, "
-                 "embeddings and head, stays gathered through backward); default: zero3 when "
+                 "ddp, zero1, zero2, zero3 (DeepSpeed), fsdp (PyTorch FSDP: its root unit, "
+                 "embeddings and head, stays gathered through backward) or megatron (Megatron-LM's "
+                 "distributed optimizer: fp32 main gradients whole); default: zero3 when "
                  "--gpus > 1");
   options.tp_option =
       app.add_option("--tp", options.tp,
@@ -466,8 +467,8 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "(FSDP's no_sync: Lightning Fabric, Accelerate), so every GPU holds the whole "
                "model's unsharded gradients");
   app.add_option("--reduce-bucket-size", options.reduce_bucket_size,
-                 "with --strategy zero2: DeepSpeed's reduce_bucket_size, the gradient elements "
-                 "backward reduces at a time (default 500000000, DeepSpeed's; Hugging Face's "
+                 "with --strategy zero1 or zero2: DeepSpeed's reduce_bucket_size, the gradient "
+                 "elements reduced at a time (default 500000000, DeepSpeed's; Hugging Face's "
                  "\"auto\" is hidden_size squared)");
   app.add_flag("--overlap-comm", options.overlap_comm,
                "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
@@ -676,7 +677,8 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   const std::string strategy =
       options.strategy.empty() ? (job.gpus / std::max<std::int64_t>(job.tp * job.pp, 1) > 1 ? "zero3" : "single")
                                : options.strategy;
-  job.sharding = need(parse_sharding(strategy), "--strategy", strategy, "ddp, zero1, zero2, zero3, fsdp");
+  job.sharding = need(parse_sharding(strategy), "--strategy", strategy,
+                      "ddp, zero1, zero2, zero3, fsdp, megatron");
   // PyTorch's FSDP keeps its root unit gathered; DeepSpeed's ZeRO-3 gathers module by module.
   const bool fsdp = to_lower(strategy) == "fsdp";
   if (options.shard_embeddings && !fsdp) {
@@ -684,10 +686,18 @@ Job make_job(const PlanOptions& options, const std::string& mode,
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
-  if ((options.reduce_bucket_size || options.overlap_comm) && job.sharding != Sharding::zero2) {
+  // DeepSpeed's buckets: ZeRO-1 and ZeRO-2 reduce through them. overlap_comm under ZeRO-1 also
+  // reduces in backward, a layout trace does not model.
+  if (options.reduce_bucket_size && job.sharding != Sharding::zero1 &&
+      job.sharding != Sharding::zero2) {
     throw ConfigError(
-        fmt::format("{} needs --strategy zero2 (it sets DeepSpeed ZeRO-2's gradient buckets)",
-                    options.reduce_bucket_size ? "--reduce-bucket-size" : "--overlap-comm"));
+        "--reduce-bucket-size needs --strategy zero1 or zero2 (it sets DeepSpeed's gradient "
+        "buckets)");
+  }
+  if (options.overlap_comm && job.sharding != Sharding::zero2) {
+    throw ConfigError(
+        "--overlap-comm needs --strategy zero2 (it sets DeepSpeed ZeRO-2's gradient buckets; "
+        "under ZeRO-1 it reduces in backward, which trace does not model)");
   }
   if (options.reduce_bucket_size) job.zero_reduce_bucket = *options.reduce_bucket_size;
   job.zero_overlap_comm = options.overlap_comm;

@@ -226,6 +226,9 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
       case Sharding::single: break;
       case Sharding::ddp: strategy = "ddp"; break;
       case Sharding::zero1: strategy = "zero1"; break;
+      case Sharding::megatron:
+        strategy = "megatron";
+        break;
       case Sharding::zero2: strategy = "zero2"; break;
       case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
     }
@@ -473,7 +476,8 @@ std::optional<Sharding> parse_sharding(std::string_view text) {
   const std::string t = to_lower(text);
   if (t == "single" || t == "none" || t == "tp" || t == "pp") return Sharding::single;
   if (t == "ddp") return Sharding::ddp;
-  if (t == "zero1" || t == "megatron") return Sharding::zero1;
+  if (t == "zero1") return Sharding::zero1;
+  if (t == "megatron") return Sharding::megatron;
   if (t == "zero2") return Sharding::zero2;
   if (t == "zero3" || t == "fsdp") return Sharding::zero3;
   return std::nullopt;

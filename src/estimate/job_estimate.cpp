@@ -496,8 +496,8 @@ void JobPass::shard_training_state() {
   const std::int64_t expert_tp = std::max<std::int64_t>(1, std::min(job.tp, job.tp * dp / job.ep));
   const std::int64_t expert_split = job.ep * expert_tp;
   const std::int64_t expert_dp = std::max<std::int64_t>(1, job.tp * dp / (job.ep * expert_tp));
-  const bool zero = job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
-                    job.sharding == Sharding::zero3;
+  const bool zero = job.sharding == Sharding::zero1 || job.sharding == Sharding::megatron ||
+                    job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3;
   const auto split = [&](std::int64_t value, bool sharded) {
     const double v = static_cast<double>(value);
     const double dense = v * stage_share * (1.0 - expert_share) / static_cast<double>(job.tp) /
@@ -514,6 +514,29 @@ void JobPass::shard_training_state() {
       split(b.gradients, (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) &&
                              !unsharded_gradients);
   b.optimizer = split(b.optimizer, zero);
+  // DeepSpeed's reduce buckets, allocated whole whatever the model's size (setup_buckets)
+  const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
+  const std::int64_t buckets = checked_product(
+      {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
+  const std::int64_t partition_values = split(trainable, true);
+  const std::int64_t fp32_partition =
+      bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
+  if (job.sharding == Sharding::zero1 && !lora) {
+    // DeepSpeed ZeRO-1 (stage_1_and_2.py without partition_gradients; docs/memory.md, "ZeRO-1
+    // and ZeRO-2's gradients"): backward leaves every gradient whole in the half-precision
+    // dtype; the epilogue reduces them through the bucket and keeps this rank's partition; the
+    // step flattens it to fp32, after the gradient norm's fp64 copies. (Megatron's distributed
+    // optimizer, `megatron`, keeps its fp32 main gradients whole instead: the terms above.)
+    const std::int64_t whole = split(checked_mul(trainable, half_bytes, "the gradients"), false);
+    const std::int64_t largest =
+        ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
+    const std::int64_t step =
+        checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
+                    checked_mul(std::min(largest, partition_values), 8, "the gradients"));
+    b.gradients = job.cpu_offload
+                      ? checked_add(whole, buckets)
+                      : std::max(checked_add(checked_add(whole, buckets), fp32_partition), step);
+  }
   if (job.sharding == Sharding::zero2 && !lora && !unsharded_gradients) {
     // DeepSpeed ZeRO-2 (stage_1_and_2.py; docs/memory.md, "Parallelism"): backward copies each
     // gradient into a reduce bucket as autograd makes it, reduces the bucket when full and keeps
@@ -523,19 +546,12 @@ void JobPass::shard_training_state() {
     // norm (get_grad_norm_direct) reads each gradient of the partition as an fp64 copy, one at
     // a time, when no activation is left. Offloaded, the partitions live on the host and the
     // fp64 copies are made in backward (set_norm_for_param_grad_in_gpu).
-    const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
-    const std::int64_t partition_values = split(trainable, true);
     const std::int64_t largest =
         ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
-    // allocated whole at each backward's start (setup_buckets), whatever the model's size
-    const std::int64_t buckets = checked_product(
-        {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
     const std::int64_t in_flight =
         checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
     const std::int64_t norm_copy =
         checked_mul(std::min(largest, partition_values), 8, "the gradients");
-    const std::int64_t fp32_partition =
-        bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
     b.gradients = job.cpu_offload
                       ? checked_add(in_flight, norm_copy)
                       : checked_add(checked_mul(partition_values, half_bytes, "the gradients"),

@@ -110,11 +110,12 @@ struct OnlineRl {
 };
 
 enum class Sharding {
-  single,  ///< one GPU (or tensor / pipeline parallel only)
-  ddp,     ///< data parallel, every GPU holds everything
-  zero1,   ///< optimizer states sharded
-  zero2,   ///< + gradients
-  zero3,   ///< + parameters (FSDP full shard)
+  single,    ///< one GPU (or tensor / pipeline parallel only)
+  ddp,       ///< data parallel, every GPU holds everything
+  zero1,     ///< optimizer states sharded (DeepSpeed ZeRO-1: half-precision gradients whole)
+  megatron,  ///< Megatron-LM's distributed optimizer: as zero1, its fp32 main gradients whole
+  zero2,     ///< + gradients
+  zero3,     ///< + parameters (FSDP full shard)
 };
 
 struct Job {
@@ -218,9 +219,9 @@ struct Job {
   /// Accelerate's default with FSDP): no reduce-scatter until the last one, so with
   /// grad_accum > 1 every GPU holds the whole model's unsharded gradients.
   bool accumulate_unsharded = false;
-  /// DeepSpeed ZeRO-2's reduce bucket (its `reduce_bucket_size`, in elements; DeepSpeed's
-  /// default 5e8): backward copies the gradients into a bucket of this size and reduces it when
-  /// full, keeping only this rank's partition (docs/memory.md, "Parallelism").
+  /// DeepSpeed ZeRO-1/2's reduce bucket (its `reduce_bucket_size`, in elements; DeepSpeed's
+  /// default 5e8): the gradients are copied into a bucket of this size and reduced when it is
+  /// full, keeping only this rank's partition (docs/memory.md, "ZeRO-1 and ZeRO-2's gradients").
   std::int64_t zero_reduce_bucket = 500'000'000;
   /// DeepSpeed's `overlap_comm` (off by default below ZeRO-3): a second bucket, filled while the
   /// first is reduced.

@@ -445,10 +445,24 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
   args[7] = "zero3";
   CliResult refused = run(args);
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
-  CHECK(refused.err.find("--reduce-bucket-size needs --strategy zero2") != std::string::npos);
-  refused = run({k_llama, "--mode", "full", "--gpus", "8", "--overlap-comm"});
+  CHECK(refused.err.find("--reduce-bucket-size needs --strategy zero1 or zero2") !=
+        std::string::npos);
+  // under ZeRO-1, overlap_comm reduces in backward: not modelled, so refused
+  refused =
+      run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero1", "--overlap-comm"});
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
   CHECK(refused.err.find("--overlap-comm needs --strategy zero2") != std::string::npos);
+  // ZeRO-1 (DeepSpeed) keeps the bf16 gradients whole, 16,060,522,496 bytes, until the bucket
+  // (2e8 values here, 400,000,000 bytes) reduces them, and the step's fp32 partition
+  // (4,015,130,624): 20,475,653,120. Megatron's distributed optimizer keeps fp32 main
+  // gradients whole: 32,121,044,992.
+  const nlohmann::json zero1 =
+      run_json({k_llama, "--json", "--mode", "full", "--gpus", "8", "--strategy", "zero1",
+                "--reduce-bucket-size", "200000000"});
+  CHECK(zero1["estimate"]["breakdown"]["gradients"] == 20'475'653'120LL);
+  const nlohmann::json megatron =
+      run_json({k_llama, "--json", "--mode", "full", "--gpus", "8", "--strategy", "megatron"});
+  CHECK(megatron["estimate"]["breakdown"]["gradients"] == 32'121'044'992LL);
   refused = run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero2",
                  "--reduce-bucket-size", "0"});
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);

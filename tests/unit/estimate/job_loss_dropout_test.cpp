@@ -153,12 +153,12 @@ TEST_CASE("expert parallelism: experts split over EP, their states over expert-D
   trace::Job job = job_of(trace::LossImpl::full);
   job.gpus = 8;
   job.ep = 4;
-  job.sharding = trace::Sharding::zero1;  // Megatron's distributed optimizer
+  job.sharding = trace::Sharding::megatron;  // Megatron's distributed optimizer
   // DP 8, ETP min(1, 8 / 4) = 1: experts split 4 ways, their states over 1 x 8 / 4 = 2 ranks.
   const trace::MemoryBreakdown b = trace::estimate_job(model, params, job).breakdown;
   // bf16 copy: 153,408 x 2 + 196,608 x 2 / 4; fp32 master: 153,408 x 4 / 8 + 196,608 x 4 / 8
   CHECK(b.weights == 306'816 + 98'304 + 76'704 + 98'304);
-  // fp32 gradients, not sharded by ZeRO-1: 153,408 x 4 + 196,608 x 4 / 4
+  // fp32 main gradients, not sharded: 153,408 x 4 + 196,608 x 4 / 4
   CHECK(b.gradients == 613'632 + 196'608);
   // two fp32 moments: 153,408 x 8 / 8 + 196,608 x 8 / 8
   CHECK(b.optimizer == 153'408 + 196'608);

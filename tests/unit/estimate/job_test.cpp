@@ -317,12 +317,24 @@ TEST_CASE("ZeRO-3 and FSDP gather a QLoRA base as it is stored", "[job]") {
 TEST_CASE("sharding divides the right terms", "[job]") {
   trace::Job job = full_job();
   job.gpus = 4;
-  job.sharding = trace::Sharding::zero1;
+  job.sharding = trace::Sharding::megatron;
   trace::JobEstimate e = estimate(job);
   CHECK(e.breakdown.optimizer == k_params * 8 / 4);
+  // Megatron's distributed optimizer keeps its fp32 main gradients whole
   CHECK(e.breakdown.gradients == k_params * 4);
-  // ZeRO-1 shards the fp32 master copy with the moments; the bf16 copy stays whole
+  // it shards the fp32 master copy with the moments; the bf16 copy stays whole
   CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
+  // DeepSpeed ZeRO-1 likewise, but its gradients are the bf16 model's, whole until the
+  // epilogue reduces them through the bucket (here 10,000 values, 20,000 bytes), then the
+  // step's fp32 partition (202,048 / 4 x 4): 404,096 + 20,000 + 202,048 = 626,144, more than
+  // the step's bf16 partition (101,024) with the fp64 norm copy (min(64,000, 50,512) x 8)
+  job.sharding = trace::Sharding::zero1;
+  job.zero_reduce_bucket = 10'000;
+  e = estimate(job);
+  CHECK(e.breakdown.gradients == 626'144);
+  CHECK(e.breakdown.optimizer == k_params * 8 / 4);
+  CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
+  job.zero_reduce_bucket = 500'000'000;
   job.sharding = trace::Sharding::zero2;
   // DeepSpeed ZeRO-2 keeps this rank's partition of the bf16 gradients: 202,048 / 4 = 50,512
   // values, 101,024 bytes. Beside it, the larger of (a) the fp32 partition (202,048 bytes) with
