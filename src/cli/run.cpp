@@ -101,7 +101,7 @@ struct PlanOptions {
   std::string ep = "off";
   bool cpu_offload = false;
   bool no_sync = false;
-  std::optional<std::int64_t> reduce_bucket_size;  ///< ZeRO-2's reduce_bucket_size (elements)
+  std::optional<std::int64_t> reduce_bucket_size;  ///< ZeRO-1/2's reduce_bucket_size (values)
   bool overlap_comm = false;
   bool frozen_in_flat_params = false;
   bool shard_embeddings = false;

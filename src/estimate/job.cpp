@@ -242,7 +242,7 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     if (*strategy != '\0') split += fmt::format(" {}", strategy);
     // DeepSpeed's reduce buckets, a term of ZeRO-1/2's gradients (docs/memory.md)
     if ((job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) &&
-        job.mode == JobMode::full) {
+        job.mode != JobMode::serve) {
       const std::int64_t b = job.zero_reduce_bucket;
       split += b % 1'000'000 == 0 ? fmt::format(" bucket {}M", b / 1'000'000)
                                   : fmt::format(" bucket {}", b);

@@ -533,12 +533,19 @@ void JobPass::shard_training_state() {
     const std::int64_t step =
         checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
                     checked_mul(std::min(largest, partition_values), 8, "the gradients"));
-    b.gradients = job.cpu_offload
-                      ? checked_add(whole, buckets)
-                      : std::max(checked_add(checked_add(whole, buckets), fp32_partition), step);
+    b.gradients =
+        job.cpu_offload
+            ? checked_add(checked_add(whole, buckets),
+                          checked_mul(std::min(largest, partition_values), 8, "the gradients"))
+            : std::max(checked_add(checked_add(whole, buckets), fp32_partition), step);
+  }
+  if ((job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) && lora) {
+    // the adapters' gradients are few, but the bucket is allocated whole all the same
+    b.gradients = checked_add(b.gradients, buckets);
   }
   if (job.sharding == Sharding::zero2 && !lora && !unsharded_gradients) {
-    // DeepSpeed ZeRO-2 (stage_1_and_2.py; docs/memory.md, "Parallelism"): backward copies each
+    // DeepSpeed ZeRO-2 (stage_1_and_2.py; docs/memory.md, "ZeRO-1 and ZeRO-2's gradients"):
+    // backward copies each
     // gradient into a reduce bucket as autograd makes it, reduces the bucket when full and keeps
     // only this rank's partition (grads_in_partition), in the half-precision dtype. In flight
     // beside it: the bucket (two with overlap_comm) and the gradient autograd has just made, the

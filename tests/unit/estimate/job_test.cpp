@@ -364,6 +364,21 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   CHECK(estimate(job).breakdown.gradients == 552'096);
   job.cpu_offload = false;
   job.zero_reduce_bucket = 500'000'000;
+  {
+    // LoRA on q and v (r 8, pure bf16): 2 layers x (8 x (64 + 64) + 8 x (64 + 32)) = 3,584
+    // adapter weights, their bf16 gradients 7,168 bytes; ZeRO-2 keeps a quarter, 1,792, ZeRO-1
+    // all. DeepSpeed allocates the bucket whole all the same: 10,000 values, 20,000 bytes.
+    trace::Job lora = lora_qv_job();
+    lora.gpus = 4;
+    lora.zero_reduce_bucket = 10'000;
+    lora.sharding = trace::Sharding::zero2;
+    CHECK(estimate(lora).trainable_params == 3'584);
+    CHECK(estimate(lora).breakdown.gradients == 1'792 + 20'000);
+    lora.sharding = trace::Sharding::zero1;
+    CHECK(estimate(lora).breakdown.gradients == 7'168 + 20'000);
+    lora.sharding = trace::Sharding::zero3;  // not DeepSpeed's stage-1/2 buckets
+    CHECK(estimate(lora).breakdown.gradients == 1'792);
+  }
   job.sharding = trace::Sharding::zero3;
   // a quarter of both copies + what is gathered in bf16: DeepSpeed's largest layer (36,992)
   // and, for the loss, the head (V h = 64,000), larger than a second layer here
