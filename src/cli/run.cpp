@@ -103,6 +103,7 @@ struct PlanOptions {
   bool no_sync = false;
   std::optional<std::int64_t> reduce_bucket_size;  ///< ZeRO-1/2's reduce_bucket_size (values)
   bool overlap_comm = false;
+  bool grad_as_bucket_view = false;
   bool frozen_in_flat_params = false;
   bool shard_embeddings = false;
   std::string pp_split = "count";
@@ -473,6 +474,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
   app.add_flag("--overlap-comm", options.overlap_comm,
                "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
                "while the first is reduced");
+  app.add_flag("--grad-as-bucket-view", options.grad_as_bucket_view,
+               "with --strategy ddp: DDP's gradient_as_bucket_view=True, the gradients are views "
+               "into its all-reduce buckets (by default the buckets are a second copy)");
   app.add_flag("--frozen-in-flat-params", options.frozen_in_flat_params,
                "LoRA under FSDP1 with frozen and trainable weights in one flat parameter "
                "(use_orig_params=True, block wrapping: Lightning Fabric / LitGPT): gradients for "
@@ -700,6 +704,11 @@ Job make_job(const PlanOptions& options, const std::string& mode,
         "under ZeRO-1 it reduces in backward, which trace does not model)");
   }
   if (options.reduce_bucket_size) job.zero_reduce_bucket = *options.reduce_bucket_size;
+  if (options.grad_as_bucket_view && job.sharding != Sharding::ddp) {
+    throw ConfigError(
+        "--grad-as-bucket-view needs --strategy ddp (it says how PyTorch DDP holds gradients)");
+  }
+  job.ddp_bucket_copy = !options.grad_as_bucket_view;
   job.zero_overlap_comm = options.overlap_comm;
   // zero_grad(set_to_none=True) frees the gradients between steps on one GPU and under FSDP;
   // DDP's buckets, DeepSpeed's and Megatron's (tensor / pipeline parallel) buffers keep them.

@@ -248,6 +248,8 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
                                   : fmt::format(" bucket {}", b);
       if (job.zero_overlap_comm) split += " x2";
     }
+    if (job.sharding == Sharding::ddp && !job.ddp_bucket_copy && job.mode != JobMode::serve)
+      split += " no bucket copy";
     if (job.tp > 1) split += fmt::format(" tp{}", job.tp);
     if (job.pp > 1) {
       split += fmt::format(" pp{}{}", job.pp, job.pipeline_by_memory ? " by memory" : "");

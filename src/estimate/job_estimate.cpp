@@ -564,6 +564,14 @@ void JobPass::shard_training_state() {
                       : checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
                                     std::max(checked_add(fp32_partition, in_flight), norm_copy));
   }
+  if (job.sharding == Sharding::ddp && job.ddp_bucket_copy) {
+    // PyTorch DDP's reducer copies the gradients into flat buckets for the all-reduce, allocated
+    // at construction for every trained parameter and kept; unless gradient_as_bucket_view,
+    // param.grad is a copy of its own ("the saved memory size will be equal to the total
+    // gradients size", DistributedDataParallel's docs).
+    b.gradients = checked_add(
+        b.gradients, split(checked_mul(trainable, bytes.gradient, "the gradients"), false));
+  }
   if (job.sharding == Sharding::zero3) {
     // Parameters sharded; the block being computed and the next, prefetched, are gathered
     // whole, in the compute dtype (bf16 under LoRA and mixed precision) or, for a quantized

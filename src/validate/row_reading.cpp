@@ -639,6 +639,14 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
     job.serve_autocast = precision_text.find("-mixed") != std::string::npos ||
                          precision_text.find("autocast") != std::string::npos;
   }
+  if (sharding == "ddp") {
+    // Data parallel through PyTorch DDP keeps its buckets as a copy of the gradients; FSDP's
+    // NO_SHARD (Answer.AI's "ddp") and DeepSpeed's data parallel reduce without one.
+    job.ddp_bucket_copy =
+        framework_and_sharding.find("no_shard") == std::string::npos &&
+        framework_and_sharding.find("deepspeed") == std::string::npos &&
+        framework_and_sharding.find("gradient_as_bucket_view") == std::string::npos;
+  }
   if (sharding == "fsdp") {
     // FSDP's root unit stays gathered unless the embedding and head are units of their own.
     job.root_unit_gathered = !shards_embeddings_apart(framework_and_notes);

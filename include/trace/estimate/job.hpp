@@ -226,6 +226,12 @@ struct Job {
   /// DeepSpeed's `overlap_comm` (off by default below ZeRO-3): a second bucket, filled while the
   /// first is reduced.
   bool zero_overlap_comm = false;
+  /// Data parallel (`ddp`): PyTorch DDP's reducer keeps its all-reduce buckets, a second copy of
+  /// every trained gradient (gradient_as_bucket_view=False: DDP's, Accelerate's and Lightning's
+  /// default). false: gradient_as_bucket_view=True (the gradients are views into the buckets),
+  /// or FSDP's NO_SHARD and DeepSpeed's data parallel, which reduce without such a copy
+  /// (docs/memory.md, "DDP's buckets").
+  bool ddp_bucket_copy = true;
   /// LoRA under FSDP1 with frozen and trainable weights in one flat parameter
   /// (use_orig_params=True, per-block wrapping: Lightning Fabric / LitGPT): the flat parameter's
   /// gradient covers the frozen weights too, as if they were not frozen (PyTorch's FSDP docs).

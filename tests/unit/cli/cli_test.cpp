@@ -201,7 +201,8 @@ TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
   // 8,030,261,248 x 4 bytes of fp32 gradients before the next forward, so they count only by
   // what they add above its activations, logits and autocast's bf16 weight copies
   // (8,030,261,248 x 2 bytes, held through the forward, gone when backward ends);
-  // --keep-grads holds them all, as DDP does.
+  // --keep-grads holds them all, as DDP does; DDP's reducer also keeps its all-reduce buckets,
+  // a second fp32 copy, unless --grad-as-bucket-view (gradient_as_bucket_view=True).
   const std::vector<std::string> args = {
       "meta-llama/Llama-3.1-8B", "--json", "--mode", "full", "--seq-len", "16", "--batch", "1"};
   const nlohmann::json freed = run_json(args)["estimate"];
@@ -215,7 +216,16 @@ TEST_CASE("gradients are freed between steps unless kept", "[cli][json]") {
   CHECK(run_json(kept)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4);
   std::vector<std::string> ddp = args;
   for (const char* arg : {"--gpus", "2", "--strategy", "ddp"}) ddp.push_back(arg);
-  CHECK(run_json(ddp)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4);
+  CHECK(run_json(ddp)["estimate"]["breakdown"]["gradients"] == 8'030'261'248LL * 4 * 2);
+  ddp.emplace_back("--grad-as-bucket-view");
+  const nlohmann::json view = run_json(ddp)["estimate"];
+  CHECK(view["breakdown"]["gradients"] == 8'030'261'248LL * 4);
+  CHECK(view["read_as"].get<std::string>().find("2 GPUs ddp no bucket copy") != std::string::npos);
+  // it says how DDP holds gradients: under another strategy it is bad input
+  const CliResult refused =
+      run({"meta-llama/Llama-3.1-8B", "--mode", "full", "--gpus", "2", "--grad-as-bucket-view"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--grad-as-bucket-view needs --strategy ddp") != std::string::npos);
 }
 
 TEST_CASE("the card table's largest batch is the job estimator's", "[cli][json]") {

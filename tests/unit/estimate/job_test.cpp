@@ -378,6 +378,20 @@ TEST_CASE("sharding divides the right terms", "[job]") {
     CHECK(estimate(lora).breakdown.gradients == 7'168 + 20'000);
     lora.sharding = trace::Sharding::zero3;  // not DeepSpeed's stage-1/2 buckets
     CHECK(estimate(lora).breakdown.gradients == 1'792);
+    // PyTorch DDP's buckets: a second copy of the trained gradients, 7,168 x 2
+    lora.sharding = trace::Sharding::ddp;
+    CHECK(estimate(lora).breakdown.gradients == 14'336);
+  }
+  {
+    // DDP of the full model: the fp32 gradients (202,048 x 4 = 808,192) and the reducer's
+    // buckets, as many again; with gradient_as_bucket_view (or FSDP's NO_SHARD) once
+    trace::Job ddp = full_job();
+    ddp.gpus = 2;
+    ddp.sharding = trace::Sharding::ddp;
+    ddp.gradients_freed = false;
+    CHECK(estimate(ddp).breakdown.gradients == 808'192 * 2);
+    ddp.ddp_bucket_copy = false;
+    CHECK(estimate(ddp).breakdown.gradients == 808'192);
   }
   job.sharding = trace::Sharding::zero3;
   // a quarter of both copies + what is gathered in bf16: DeepSpeed's largest layer (36,992)
