@@ -514,55 +514,53 @@ void JobPass::shard_training_state() {
       split(b.gradients, (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) &&
                              !unsharded_gradients);
   b.optimizer = split(b.optimizer, zero);
-  // DeepSpeed's reduce buckets, allocated whole whatever the model's size (setup_buckets)
-  const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
-  const std::int64_t buckets = checked_product(
-      {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
-  const std::int64_t partition_values = split(trainable, true);
-  const std::int64_t fp32_partition =
-      bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
-  if (job.sharding == Sharding::zero1 && !lora) {
-    // DeepSpeed ZeRO-1 (stage_1_and_2.py without partition_gradients; docs/memory.md, "ZeRO-1
-    // and ZeRO-2's gradients"): backward leaves every gradient whole in the half-precision
-    // dtype; the epilogue reduces them through the bucket and keeps this rank's partition; the
-    // step flattens it to fp32, after the gradient norm's fp64 copies. (Megatron's distributed
-    // optimizer, `megatron`, keeps its fp32 main gradients whole instead: the terms above.)
-    const std::int64_t whole = split(checked_mul(trainable, half_bytes, "the gradients"), false);
-    const std::int64_t largest =
-        ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
-    const std::int64_t step =
-        checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
-                    checked_mul(std::min(largest, partition_values), 8, "the gradients"));
-    b.gradients =
-        job.cpu_offload
-            ? checked_add(checked_add(whole, buckets),
-                          checked_mul(std::min(largest, partition_values), 8, "the gradients"))
-            : std::max(checked_add(checked_add(whole, buckets), fp32_partition), step);
-  }
-  if ((job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) && lora) {
-    // the adapters' gradients are few, but the bucket is allocated whole all the same
-    b.gradients = checked_add(b.gradients, buckets);
-  }
-  if (job.sharding == Sharding::zero2 && !lora && !unsharded_gradients) {
-    // DeepSpeed ZeRO-2 (stage_1_and_2.py; docs/memory.md, "ZeRO-1 and ZeRO-2's gradients"):
-    // backward copies each
-    // gradient into a reduce bucket as autograd makes it, reduces the bucket when full and keeps
-    // only this rank's partition (grads_in_partition), in the half-precision dtype. In flight
-    // beside it: the bucket (two with overlap_comm) and the gradient autograd has just made, the
-    // largest parameter's at most. The step makes the fp32 partition; before it, the gradient
-    // norm (get_grad_norm_direct) reads each gradient of the partition as an fp64 copy, one at
-    // a time, when no activation is left. Offloaded, the partitions live on the host and the
-    // fp64 copies are made in backward (set_norm_for_param_grad_in_gpu).
-    const std::int64_t largest =
-        ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
-    const std::int64_t in_flight =
-        checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
-    const std::int64_t norm_copy =
-        checked_mul(std::min(largest, partition_values), 8, "the gradients");
-    b.gradients = job.cpu_offload
-                      ? checked_add(in_flight, norm_copy)
-                      : checked_add(checked_mul(partition_values, half_bytes, "the gradients"),
-                                    std::max(checked_add(fp32_partition, in_flight), norm_copy));
+  if (job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) {
+    // DeepSpeed ZeRO-1/2 (stage_1_and_2.py; docs/memory.md, "ZeRO-1 and ZeRO-2's gradients").
+    // Gradients reach the optimizer through a reduce bucket (two with overlap_comm), allocated
+    // whole whatever the model's size (setup_buckets): LoRA's few gradients count it too.
+    const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
+    const std::int64_t buckets = checked_product(
+        {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
+    if (lora) {
+      b.gradients = checked_add(b.gradients, buckets);
+    } else if (job.sharding == Sharding::zero1 || !unsharded_gradients) {
+      // This rank's partition, in the half-precision dtype and (mixed precision) in fp32 at the
+      // step. Before the step the gradient norm (get_grad_norm_direct) reads each gradient of
+      // the partition as an fp64 copy, one at a time, when no activation is left: the largest
+      // parameter's, at most the partition. Offloaded, the partitions live on the host and the
+      // fp64 copies are made in backward (set_norm_for_param_grad_in_gpu).
+      const std::int64_t partition_values = split(trainable, true);
+      const std::int64_t partition_half =
+          checked_mul(partition_values, half_bytes, "the gradients");
+      const std::int64_t fp32_partition =
+          bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
+      const std::int64_t largest =
+          ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
+      const std::int64_t norm_copy =
+          checked_mul(std::min(largest, partition_values), 8, "the gradients");
+      if (job.sharding == Sharding::zero1) {
+        // ZeRO-1: backward leaves every gradient whole until the epilogue reduces them through
+        // the bucket. (Megatron's distributed optimizer, `megatron`, keeps its fp32 main
+        // gradients whole instead: the terms above.)
+        const std::int64_t whole =
+            split(checked_mul(trainable, half_bytes, "the gradients"), false);
+        const std::int64_t held = checked_add(whole, buckets);
+        b.gradients = job.cpu_offload ? checked_add(held, norm_copy)
+                                      : std::max(checked_add(held, fp32_partition),
+                                                 checked_add(partition_half, norm_copy));
+      } else {
+        // ZeRO-2: a hook copies each gradient into the bucket as autograd makes it, the full
+        // bucket is reduced, and only the partition (grads_in_partition) is kept. In flight
+        // beside it: the bucket and the gradient just made, the largest parameter's at most.
+        const std::int64_t in_flight =
+            checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
+        b.gradients =
+            job.cpu_offload
+                ? checked_add(in_flight, norm_copy)
+                : checked_add(partition_half,
+                              std::max(checked_add(fp32_partition, in_flight), norm_copy));
+      }
+    }
   }
   if (job.sharding == Sharding::ddp && job.ddp_bucket_copy) {
     // PyTorch DDP's reducer copies the gradients into flat buckets for the all-reduce, allocated

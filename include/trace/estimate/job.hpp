@@ -114,8 +114,8 @@ enum class Sharding {
   ddp,       ///< data parallel, every GPU holds everything
   zero1,     ///< optimizer states sharded (DeepSpeed ZeRO-1: half-precision gradients whole)
   megatron,  ///< Megatron-LM's distributed optimizer: as zero1, its fp32 main gradients whole
-  zero2,     ///< + gradients
-  zero3,     ///< + parameters (FSDP full shard)
+  zero2,     ///< optimizer states and gradients sharded (DeepSpeed ZeRO-2)
+  zero3,     ///< + parameters (DeepSpeed ZeRO-3, FSDP full shard)
 };
 
 struct Job {
