@@ -447,7 +447,7 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "ddp, zero1, zero2, zero3 (DeepSpeed), fsdp (PyTorch FSDP: its root unit, "
                  "embeddings and head, stays gathered through backward) or megatron (Megatron-LM's "
                  "distributed optimizer: fp32 main gradients whole); default: zero3 when "
-                 "--gpus > 1");
+                 "--gpus > 1; training only (a serve job splits with --tp / --pp)");
   options.tp_option =
       app.add_option("--tp", options.tp,
                      "tensor-parallel size; a serve job without it spans all of --gpus, "
@@ -683,6 +683,14 @@ Job make_job(const PlanOptions& options, const std::string& mode,
                                : options.strategy;
   job.sharding = need(parse_sharding(strategy), "--strategy", strategy,
                       "ddp, zero1, zero2, zero3, fsdp, megatron");
+  // A serve job is split by --tp / --pp, the rest of its GPUs being replicas: a training
+  // layout would be read as something it does not describe.
+  if (job.mode == JobMode::serve && !options.strategy.empty() && job.sharding != Sharding::single) {
+    throw ConfigError(fmt::format(
+        "--strategy {} is a training layout; a serve job splits the model with --tp and --pp "
+        "(--gpus beyond tp x pp are replicas)",
+        strategy));
+  }
   // PyTorch's FSDP keeps its root unit gathered; DeepSpeed's ZeRO-3 gathers module by module.
   const bool fsdp = to_lower(strategy) == "fsdp";
   if (options.shard_embeddings && !fsdp) {

@@ -479,6 +479,28 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
   CHECK(refused.err.find("--reduce-bucket-size = 0 is out of range") != std::string::npos);
 }
 
+TEST_CASE("a serve job refuses a training layout in --strategy", "[cli][json]") {
+  // Serving splits the model with --tp / --pp; --strategy zero2 would otherwise be read as
+  // tensor parallel over the 8 GPUs without a word.
+  for (const char* strategy : {"ddp", "zero1", "zero2", "zero3", "fsdp", "megatron"}) {
+    const CliResult refused =
+        run({k_llama, "--mode", "serve", "--gpus", "8", "--strategy", strategy});
+    CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+    CHECK(refused.err.find(fmt::format("--strategy {} is a training layout", strategy)) !=
+          std::string::npos);
+  }
+  // Without --strategy (or with single) the 8 GPUs are tensor parallel; with --tp 2 they are
+  // four replicas, each GPU holding what a 2-GPU tensor-parallel job's does.
+  const auto peak = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {k_llama, "--json", "--mode", "serve"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_json(args)["estimate"]["peak_bytes"].get<std::int64_t>();
+  };
+  CHECK(peak({"--gpus", "8", "--strategy", "single"}) == peak({"--gpus", "8", "--tp", "8"}));
+  CHECK(peak({"--gpus", "8", "--tp", "2"}) == peak({"--gpus", "2", "--tp", "2"}));
+  CHECK(peak({"--gpus", "8", "--tp", "2"}) > peak({"--gpus", "8"}));
+}
+
 TEST_CASE("option --nf4-one-pass: torchao 0.1's quantization peaks at model setup", "[cli][json]") {
   // Llama-3.1-8B QLoRA at 128 tokens. torchao 0.1 quantizes the largest weight, gate / up /
   // down at 14,336 x 4,096 = 58,720,256 values, in one pass: 66 bytes a value beside the stored
