@@ -257,12 +257,14 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     if (job.ep > 1) split += fmt::format(" ep{}", job.ep);
     add(split);
   }
-  if (job.cpu_offload) add("cpu offload");
-  if (job.optimizer_in_backward) add("step in backward");
-  if (job.grad_accum > 1) {
+  // Training-only knobs shape the plan's training sections, not a serve job: not named there.
+  const bool training = job.mode != JobMode::serve;
+  if (training && job.cpu_offload) add("cpu offload");
+  if (training && job.optimizer_in_backward) add("step in backward");
+  if (training && job.grad_accum > 1) {
     add(fmt::format("accum {}{}", job.grad_accum, job.accumulate_unsharded ? " no_sync" : ""));
   }
-  if (job.frozen_in_flat_params) add("frozen grads");
+  if (training && job.frozen_in_flat_params) add("frozen grads");
   if (job.freeze_vision && job.mode == JobMode::full) add("vision frozen");
   if (job.train_mtp) add("MTP trained");
   return fmt::format("{}", fmt::join(parts, ", "));

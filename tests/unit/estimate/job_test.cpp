@@ -762,6 +762,12 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   serve.concurrency = 8;
   serve.gpus = serve.tp = 2;
   CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs tp2");
+  // training-only knobs (they shape the plan's training sections) are not the serve job's
+  serve.cpu_offload = true;
+  serve.grad_accum = 4;
+  serve.frozen_in_flat_params = true;
+  serve.optimizer_in_backward = true;
+  CHECK(trace::describe_job(serve) == "serve 4096 tokens x 8, 2 GPUs tp2");
 }
 
 TEST_CASE("a training job neither holds nor runs the checkpoint's MTP layers", "[job]") {
