@@ -3,13 +3,13 @@
 // published parameter count or a hand derivation written down in
 // tests/data/configs/SOURCES-validation-configs-2.md, never the program's own output.
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "catch.hpp"
 #include "test_data.hpp"
 #include "trace/error.hpp"
+#include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/model/model_config.hpp"
 
@@ -120,4 +120,25 @@ TEST_CASE("Qwen3.6-27B-FP8 (reconstructed): logical count = Qwen3.5-27B's 27,781
   CHECK(trace::count_parameters(model).total == 27'781'427'952);
   REQUIRE(model.quantization.has_value());
   CHECK(model.quantization->format == trace::QuantFormat::fp8_block);
+}
+
+TEST_CASE("Qwen3.8-27B: 27,781,427,952 parameters, its index's 55,562,855,904 BF16 bytes / 2",
+          "[validation][golden]") {
+  // The published config.json (SHA-256 191e0af2...;
+  // tests/data/configs/SOURCES-validation-configs-2.md). Its model.safetensors.index.json gives
+  // total_size 55,562,855,904 bytes, every tensor BF16: 27,781,427,952 parameters, of which the MTP
+  // layer 424,699,392 and the vision tower 460,730,096.
+  const trace::ModelDescription model =
+      trace::parse_model_config(trace::test::config_text("Qwen--Qwen3.8-27B.json"));
+  const trace::ParameterCount count = trace::count_parameters(model);
+  CHECK(count.total == 55'562'855'904 / 2);
+  CHECK(count.mtp == 424'699'392);
+  CHECK(count.vision == 460'730'096);
+  CHECK_FALSE(model.quantization.has_value());
+  // KV: only the 16 full-attention layers (every fourth, full_attention_interval 4) cache, 2 x 4
+  // kv heads x 256 x 2 bytes each; state: the 48 gated-DeltaNet layers, 48 x 128 x 128 fp32 values
+  // and a conv window of 3 x (2 x 16 x 128 + 48 x 128) bf16 values each.
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 16 * 2 * 4 * 256 * 2);
+  CHECK(trace::ssm_state_bytes(model, trace::Dtype::fp32, 2) ==
+        48LL * (48 * 128 * 128 * 4 + 3 * 10'240 * 2));
 }
