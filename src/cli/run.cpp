@@ -196,11 +196,28 @@ CLI::Validator token_count() {
 }
 
 // Run sizes: 1000000, 50k, 1.5M, 2B, 1T: the decimal multiples token budgets are quoted in
-// ("a 2T-token run").
+// ("a 2T-token run"); also 5e8, as DeepSpeed's JSON configs write their bucket sizes.
 CLI::Validator decimal_count() {
   return CLI::Validator(
       [](std::string& input) {
         if (input.empty()) return std::string("is empty");
+        if (const std::size_t e = input.find_first_of("eE"); e != std::string::npos) {
+          const std::string mantissa = input.substr(0, e);
+          const std::string exponent = input.substr(e + 1);
+          if (mantissa.empty() || mantissa.size() > 12 || mantissa == "." ||
+              mantissa.find_first_not_of("0123456789.") != std::string::npos ||
+              std::count(mantissa.begin(), mantissa.end(), '.') > 1 || exponent.empty() ||
+              exponent.size() > 2 ||
+              exponent.find_first_not_of("0123456789") != std::string::npos) {
+            return fmt::format("'{}' is not a count (e.g. 1000000, 5e8, 50k, 1.5M, 2B, 1T)", input);
+          }
+          const double value = std::stod(mantissa) * std::pow(10.0, std::stoi(exponent));
+          if (!(value >= 1) || value > 9e18 || value != std::floor(value)) {
+            return fmt::format("'{}' is not a whole count in range", input);
+          }
+          input = std::to_string(static_cast<std::int64_t>(value));
+          return std::string();
+        }
         const char suffix = input.back();
         double multiplier = 1;
         if (suffix == 'k' || suffix == 'K') multiplier = 1e3;
@@ -469,8 +486,9 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "model's unsharded gradients");
   app.add_option("--reduce-bucket-size", options.reduce_bucket_size,
                  "with --strategy zero1 or zero2: DeepSpeed's reduce_bucket_size, the gradient "
-                 "elements reduced at a time (default 500000000, DeepSpeed's; Hugging Face's "
-                 "\"auto\" is hidden_size squared)");
+                 "elements reduced at a time (default 5e8, DeepSpeed's; Hugging Face's "
+                 "\"auto\" is hidden_size squared)")
+      ->transform(decimal_count());
   app.add_flag("--overlap-comm", options.overlap_comm,
                "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
                "while the first is reduced");

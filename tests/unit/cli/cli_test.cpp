@@ -451,6 +451,17 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
   // ms-swift's zero2.json: 2e8-value buckets, two with overlap_comm (800,000,000 bytes)
   args.insert(args.end(), {"--reduce-bucket-size", "200000000", "--overlap-comm"});
   CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 7'873'369'088LL);
+  // as DeepSpeed's JSON writes it, and as a decimal multiple
+  for (const char* spelled : {"2e8", "2E8", "0.2e9", "200M"}) {
+    std::vector<std::string> same = args;
+    same[same.size() - 2] = spelled;
+    CHECK(run_json(same)["estimate"]["breakdown"]["gradients"] == 7'873'369'088LL);
+  }
+  for (const char* bad : {"2e", "e8", "2.5e-1", "1.5e0", "2e8x", "1e99"}) {
+    std::vector<std::string> refused_spelling = args;
+    refused_spelling[refused_spelling.size() - 2] = bad;
+    CHECK(run(refused_spelling).exit_code == trace::cli::k_exit_bad_input);
+  }
   // they set ZeRO-2's buckets: under another strategy, or out of range, they are bad input
   args[7] = "zero3";
   CliResult refused = run(args);
