@@ -298,7 +298,8 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
       4 * (mtp_buffers + mtp_fp32_router) + mtp_quantized_bytes;
   add("F32", fp32_router, 4);
   add(base.name,
-      params.total - params.router_bias_buffers - storage.quantized_values - fp32_router,
+      params.total - params.router_bias_buffers - model.fp32_stored_params -
+          storage.quantized_values - fp32_router,
       base.bytes);
   storage.routed_expert_bytes = checked_add(
       storage.routed_expert_bytes,
@@ -387,7 +388,10 @@ void compressed_tensors_storage(
     }
   }
   for (const auto& [dtype, entry] : stored) add(dtype, entry.first, entry.second);
-  add(base.name, params.total - params.router_bias_buffers - storage.quantized_values, base.bytes);
+  add(base.name,
+      params.total - params.router_bias_buffers - model.fp32_stored_params -
+          storage.quantized_values,
+      base.bytes);
   storage.routed_expert_bytes = checked_add(
       storage.routed_expert_bytes,
       checked_mul(std::max<std::int64_t>(component_count(params, "experts") - expert_values, 0),
@@ -422,9 +426,12 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   }
 
   const std::int64_t routed_expert_params = component_count(params, "experts");
-  // Router correction biases are F32 buffers whatever the checkpoint's dtype.
+  // Router correction biases are F32 buffers whatever the checkpoint's dtype, and so are the
+  // parameters a family keeps in F32 (model.fp32_stored_params).
   add("F32", params.router_bias_buffers, 4);
-  const std::int64_t unbuffered = params.total - params.router_bias_buffers;
+  add("F32", model.fp32_stored_params, 4);
+  const std::int64_t unbuffered =
+      params.total - params.router_bias_buffers - model.fp32_stored_params;
   if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, unbuffered, base.bytes);

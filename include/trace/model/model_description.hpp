@@ -409,6 +409,9 @@ struct ModelDescription {
   bool lm_head_bias = false;
   std::vector<ExtraParameter> extra_parameters;
   std::vector<StoredExtra> stored_extras;
+  /// Parameters (not buffers) the checkpoint keeps in F32 whatever its dtype, outside the MTP
+  /// layers and never quantized: GLM-5.3-Flash's KDA A_log / dt_bias and mHC base / scale.
+  std::int64_t fp32_stored_params = 0;
   std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
   /// What the family's published uploads store when config.json names no dtype (configs from

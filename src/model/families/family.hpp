@@ -183,9 +183,14 @@ ModelDescription build_smolvlm(const ConfigReader& config);
 ModelDescription build_wrapped_text(const ConfigReader& config, const char* default_type);
 ModelDescription build_llava_onevision(const ConfigReader& config);
 ModelDescription build_aya_vision(const ConfigReader& config);
+ModelDescription build_glm5_next(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
+/// GLM-4V's vision tail, shared by GLM-5.3-Flash: a merge x merge Conv2d downsample of the tower's
+/// `hidden` to `out`, then the merger (proj, LayerNorm, SwiGLU of `projection`).
+void add_glm_vision_merger(ModelDescription& model, std::int64_t hidden, std::int64_t out,
+                           std::int64_t merge, std::int64_t projection);
 Norm layer_norm(std::string name, std::int64_t dim, bool bias = true);
 
 /// Heads, kv heads and head_dim with the usual keys; checks divisibility.

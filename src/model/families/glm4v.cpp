@@ -234,13 +234,7 @@ void add_glm4v_vision(const ConfigReader& vision, std::int64_t text_hidden, bool
   extra("model.visual.post_conv_layernorm", "RMSNorm", hidden);
   extra("model.visual.embeddings.position_embedding", "Embedding",
         checked_product({grid, grid, hidden}));
-  extra("model.visual.downsample", "Conv2d",
-        checked_add(checked_product({out, hidden, merge, merge}), out));
-  extra("model.visual.merger.proj", "Linear", checked_mul(out, out));
-  extra("model.visual.merger.post_projection_norm", "LayerNorm", checked_mul(2, out));
-  extra("model.visual.merger.gate_proj, up_proj", "Linear",
-        checked_product({2, intermediate, out}));
-  extra("model.visual.merger.down_proj", "Linear", checked_mul(out, intermediate));
+  add_glm_vision_merger(model, hidden, out, merge, intermediate);
 
   HeadShape shape;
   shape.num_heads = shape.num_kv_heads = heads;
@@ -280,6 +274,19 @@ ModelDescription build_glm_v(const ConfigReader& config, bool moe) {
 }
 
 }  // namespace
+
+void add_glm_vision_merger(ModelDescription& model, std::int64_t hidden, std::int64_t out,
+                           std::int64_t merge, std::int64_t projection) {
+  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
+    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  };
+  extra("model.visual.downsample", "Conv2d",
+        checked_add(checked_product({out, hidden, merge, merge}), out));
+  extra("model.visual.merger.proj", "Linear", checked_mul(out, out));
+  extra("model.visual.merger.post_projection_norm", "LayerNorm", checked_mul(2, out));
+  extra("model.visual.merger.gate_proj, up_proj", "Linear", checked_product({2, projection, out}));
+  extra("model.visual.merger.down_proj", "Linear", checked_mul(out, projection));
+}
 
 ModelDescription build_glm4v(const ConfigReader& config) {
   return build_glm_v(config, false);
