@@ -162,15 +162,15 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.045
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.70 --max-false-reject 0.045
 --max-median-error 0.07 --max-p90-error 0.25`, which fails CI (exit 1, one line per missed
 target) when a change makes the estimate worse. The median (≤ 10%), false-rejection (≤ 5%) and
 p90 (≤ 25%) targets are met and gated (the median and false-rejection gates at today's
-scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 68.9%
+scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 70.5%
 and checked against 95%, printed but not gated until it is met. The recall gate was 72% until
 ZeRO-2's gradients followed DeepSpeed's stage-2 code (memory.md, "ZeRO-2's gradients"), which
-lets two ZeRO-2 did-not-fit reports through (below). Any CSV with the same columns works,
-with the same flags.
+lets two ZeRO-2 did-not-fit reports through (below), then 68% until Qwen3.8-27B's config let
+row 1039 be planned. Any CSV with the same columns works, with the same flags.
 
 **What stands between this scoreboard and the open target, and the tail under the met one**
 (the lists under the scoreboard are computed; the causes are what the rows and their sources
@@ -178,6 +178,12 @@ say):
 
 - *Recall.* Rows that cannot be planned (no sequence length, GPU count or config: listed
   below) count as not flagged, which caps the recall below 95% whatever the estimator does.
+  Row 1039 (Qwen3.8-27B: vLLM refused 1,024 sequences with 969 Mamba blocks) is planned since
+  its published config joined trace's fixtures: flagged at 227 blocks as its job columns read
+  (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 900 at `--dtype int4`).
+  Row 1041 names GLM-5.3-Flash's FP8 repository, whose config (a 1,509-module
+  `modules_to_not_convert` list) was not found; trace describes the model from its BF16
+  repository's (parameters.md, 14.3), but does not plan the row on a config it is not.
   Of the planned did-not-fit rows trace lets through: 1028, 1031 and 1078 carry labels the CSV
   itself calls questionable or qualitative; 1048 failed during ZeRO-3's model load (the row's
   notes), outside the training step; 1030 failed "after running for a while" at micro-batch 1,
