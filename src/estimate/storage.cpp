@@ -164,6 +164,7 @@ const char* format_name(QuantFormat format) {
 
 // Router correction-bias elements (F32 buffers) inside the MTP layers.
 std::int64_t mtp_router_buffers(const ModelDescription& model) {
+  if (model.router_bias_at_checkpoint_dtype) return 0;
   std::int64_t elements = 0;
   for (const Stack& stack : model.stacks) {
     if (!stack.mtp) continue;
@@ -172,6 +173,12 @@ std::int64_t mtp_router_buffers(const ModelDescription& model) {
     }
   }
   return elements;
+}
+
+// The routers' correction biases kept in F32 (DeepSeek-V3's habit), unless the family stores
+// them at the checkpoint's dtype.
+std::int64_t f32_router_biases(const ModelDescription& model, const ParameterCount& params) {
+  return model.router_bias_at_checkpoint_dtype ? 0 : params.router_bias_buffers;
 }
 
 // True when some pattern or exclude entry names a particular expert ("experts.7."), so each
@@ -298,7 +305,7 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
       4 * (mtp_buffers + mtp_fp32_router) + mtp_quantized_bytes;
   add("F32", fp32_router, 4);
   add(base.name,
-      params.total - params.router_bias_buffers - model.fp32_stored_params -
+      params.total - f32_router_biases(model, params) - model.fp32_stored_params -
           storage.quantized_values - fp32_router,
       base.bytes);
   storage.routed_expert_bytes = checked_add(
@@ -389,7 +396,7 @@ void compressed_tensors_storage(
   }
   for (const auto& [dtype, entry] : stored) add(dtype, entry.first, entry.second);
   add(base.name,
-      params.total - params.router_bias_buffers - model.fp32_stored_params -
+      params.total - f32_router_biases(model, params) - model.fp32_stored_params -
           storage.quantized_values,
       base.bytes);
   storage.routed_expert_bytes = checked_add(
@@ -428,10 +435,10 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   const std::int64_t routed_expert_params = component_count(params, "experts");
   // Router correction biases are F32 buffers whatever the checkpoint's dtype, and so are the
   // parameters a family keeps in F32 (model.fp32_stored_params).
-  add("F32", params.router_bias_buffers, 4);
+  add("F32", f32_router_biases(model, params), 4);
   add("F32", model.fp32_stored_params, 4);
   const std::int64_t unbuffered =
-      params.total - params.router_bias_buffers - model.fp32_stored_params;
+      params.total - f32_router_biases(model, params) - model.fp32_stored_params;
   if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, unbuffered, base.bytes);

@@ -410,8 +410,12 @@ struct ModelDescription {
   std::vector<ExtraParameter> extra_parameters;
   std::vector<StoredExtra> stored_extras;
   /// Parameters (not buffers) the checkpoint keeps in F32 whatever its dtype, outside the MTP
-  /// layers and never quantized: GLM-5.3-Flash's KDA A_log / dt_bias and mHC base / scale.
+  /// layers and never quantized: KDA's A_log / dt_bias (Kimi-Linear, GLM-5.3-Flash) and
+  /// GLM-5.3-Flash's mHC base / scale.
   std::int64_t fp32_stored_params = 0;
+  /// The routers' correction biases are stored at the checkpoint's dtype (Kimi-Linear), not in
+  /// F32 as DeepSeek-V3 keeps them.
+  bool router_bias_at_checkpoint_dtype = false;
   std::int64_t max_position_embeddings = 0;  ///< 0 when the config does not say
   std::string torch_dtype;                   ///< "bfloat16", ... or empty
   /// What the family's published uploads store when config.json names no dtype (configs from

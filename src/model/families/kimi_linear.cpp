@@ -182,6 +182,11 @@ ModelDescription build_kimi_linear(const ConfigReader& config) {
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
+  // moonshotai's checkpoint keeps each KDA layer's A_log [n] and dt_bias [n d] in F32, and the
+  // routers' e_score_correction_bias at the checkpoint dtype.
+  model.fp32_stored_params =
+      checked_mul(kda_layers, kda.num_heads + kda.inner, "the F32 parameters");
+  model.router_bias_at_checkpoint_dtype = true;
 
   model.notes.push_back(fmt::format(
       "{} KDA layers hold no KV cache: each keeps a {} x {} x {} recurrent state and a "

@@ -180,16 +180,19 @@ TEST_CASE("Kimi-Linear AWQ-4bit: routed experts int4 group 32, the rest BF16",
   const trace::StorageEstimate storage = trace::estimate_storage(model, count);
   // Quantized: 26 MoE layers x 256 experts x 3 projections of 1,024 x 2,304 (w1, w3) or
   // 2,304 x 1,024 (w2) = 19,968 Linears, 47,110,422,528 values. Each stores values / 2 bytes of
-  // I32, values / 32 BF16 scales and a 16-byte I64 weight_shape; everything else stays BF16.
+  // I32, values / 32 BF16 scales and a 16-byte I64 weight_shape; everything else keeps the
+  // original checkpoint's dtypes: BF16, but the 20 KDA layers' A_log [32] and dt_bias [4,096] in
+  // F32 (the router biases BF16). The AWQ repository's own total_size was not found.
   const std::int64_t linears = 26LL * 256 * 3;
   const std::int64_t values = linears * 1'024 * 2'304;
+  const std::int64_t f32 = 20 * (32 + 4'096);
   CHECK(values == 47'110'422'528);
   CHECK(storage.quantized_values == values);
   CHECK(dtype_bytes(storage, "I32") == values / 2);
   CHECK(dtype_bytes(storage, "I64") == 16 * linears);
-  CHECK(storage.bytes == 2 * (count.total - count.router_bias_buffers - values) +
-                             4 * count.router_bias_buffers + values / 2 + 2 * (values / 32) +
-                             16 * linears);
+  CHECK(dtype_bytes(storage, "F32") == 4 * f32);
+  CHECK(storage.bytes ==
+        2 * (count.total - f32 - values) + 4 * f32 + values / 2 + 2 * (values / 32) + 16 * linears);
 }
 
 TEST_CASE("compressed-tensors errors name the key and what is supported",

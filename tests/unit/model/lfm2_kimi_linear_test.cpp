@@ -2,7 +2,11 @@
 // the published counts, the LFM2 FFN-width rule, the per-sequence conv / KDA state and the MLA KV
 // cache derived by hand, and the config errors. Sources and tensor-by-tensor derivations:
 // tests/data/configs/SOURCES-lfm2-kimi-linear.md.
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "catch.hpp"
 #include "estimate/checkpoint_layout.hpp"
@@ -10,6 +14,7 @@
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
 
 namespace {
@@ -148,6 +153,14 @@ TEST_CASE("Kimi-Linear-48B-A3B: Hub total 49,122,681,728", "[kimi_linear][golden
   CHECK(count.mtp == 0);
   // Active: 26 layers x 248 unused experts x 3 x 2304 x 1024 left out.
   CHECK(count.active == 49'122'681'728 - 26LL * 248 * 3 * 2304 * 1024);
+  // Storage: the index's total_size, 98,245,528,576 bytes = 2 x 49,122,681,728 + 2 extra bytes
+  // for each of the 20 x (32 A_log + 4,096 dt_bias) values kept in F32; the 26 x 256 router
+  // biases are BF16 in this checkpoint.
+  const trace::StorageEstimate storage = trace::estimate_storage(model, count);
+  CHECK(storage.bytes == 98'245'528'576);
+  const std::vector<std::pair<std::string, std::int64_t>> by_dtype = {
+      {"BF16", 2 * (49'122'681'728 - 20 * (32 + 4'096))}, {"F32", 4 * 20 * (32 + 4'096)}};
+  CHECK(storage.by_dtype == by_dtype);
   CHECK(count.active == 3'484'459'904);
   CHECK(count.active_without_embedding == 3'484'459'904 - 163'840LL * 2304);
 
