@@ -352,6 +352,10 @@ std::string render_json(const Report& report) {
       // (max_concurrency / max_context above are the card table's: one card, the assumptions)
       if (v.max_concurrency) estimate["job_max_concurrency"] = *v.max_concurrency;
       if (v.max_context) estimate["job_max_context"] = *v.max_context;
+      // vLLM V1's blocks on the job's own GPUs (vllm_hybrid_blocks above is one card's), and
+      // why the job does not fit when its peak does (the text plan's job line says the same)
+      if (v.hybrid_blocks) estimate["job_hybrid_blocks"] = *v.hybrid_blocks;
+      if (!v.refusal.empty()) estimate["job_refusal"] = v.refusal;
     }
     if (v.trainable_params > 0) estimate["trainable_params"] = v.trainable_params;
     if (v.job.mode != JobMode::serve) estimate["gradients_at_step"] = v.gradients_at_step;

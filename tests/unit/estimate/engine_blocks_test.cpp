@@ -124,6 +124,41 @@ TEST_CASE("trace check: a hybrid serve job that vLLM would refuse does not fit",
   CHECK(run.exit_code == 0);
 }
 
+TEST_CASE("the plan's JSON gives a hybrid serve job's own blocks and its refusal",
+          "[engine][cli][json]") {
+  // Qwen3.5-27B served on H100s with vLLM's API-server default of 1,024 sequences: one card's
+  // few hundred blocks refuse it, so the job does not fit though its peak does; two cards at
+  // TP 2 keep half of each state and KV page a rank, twice the blocks or more. The plan's job
+  // fields and trace check must agree on both.
+  const std::string qwen = trace::test::config_path("Qwen--Qwen3.5-27B.json");
+  const auto plan = [&](const std::string& gpus) {
+    const auto run =
+        trace::test::run_cli_offline({qwen, "--gpu", "h100-80gb", "--mode", "serve", "--gpus", gpus,
+                                      "--max-num-seqs", "1024", "--json"});
+    REQUIRE(run.exit_code == 0);
+    return nlohmann::json::parse(run.out)["estimate"];
+  };
+  const auto check = [&](const std::string& gpus) {
+    const auto run =
+        trace::test::run_cli_offline({"check", qwen, "--gpu", "h100-80gb", "--mode", "serve",
+                                      "--gpus", gpus, "--max-num-seqs", "1024", "--json"});
+    return nlohmann::json::parse(run.out);
+  };
+  const nlohmann::json one = plan("1");
+  CHECK(one["fits"] == false);
+  CHECK(one["peak_bytes"].get<std::int64_t>() <= one["job_budget_bytes"].get<std::int64_t>());
+  CHECK(one["job_refusal"].get<std::string>().find("refuses max_num_seqs 1024") !=
+        std::string::npos);
+  CHECK(one["job_hybrid_blocks"] == check("1")["hybrid_blocks"]);
+  CHECK(one["job_hybrid_blocks"].get<std::int64_t>() < 1024);
+  const nlohmann::json two = plan("2");
+  CHECK(two["job_hybrid_blocks"] == check("2")["hybrid_blocks"]);
+  CHECK(two["job_hybrid_blocks"].get<std::int64_t>() >=
+        2 * one["job_hybrid_blocks"].get<std::int64_t>());
+  CHECK(two["fits"] == (two["job_hybrid_blocks"].get<std::int64_t>() >= 1024));
+  CHECK(two.contains("job_refusal") == !two["fits"].get<bool>());
+}
+
 TEST_CASE("serving throughput holds a hybrid's requests in whole vLLM blocks", "[engine][cost]") {
   // Qwen3.5-27B on an 80 GB card at 1,024 + 1,024 tokens: a request holds ceil(2,048 / 784) = 3
   // attention blocks + 3 state blocks of 16 x 3,211,264 bytes (294 MiB), more than its bytes of
