@@ -181,6 +181,9 @@ say):
   Row 1039 (Qwen3.8-27B: vLLM refused 1,024 sequences with 969 Mamba blocks) is planned since
   its published config joined trace's fixtures: flagged at 227 blocks as its job columns read
   (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 900 at `--dtype int4`).
+  Row 1040 (Nemotron-3-Super on two H100s, "precision not stated") is flagged the same way, at
+  0 blocks for bf16 weights that two H100s cannot hold; an FP8 deployment (`--dtype fp8`) gives
+  427 blocks against the log's 524, refused too, where the NVFP4 checkpoint's 1,828 would start.
   Row 1041 names GLM-5.3-Flash's FP8 repository, whose config (a 1,509-module
   `modules_to_not_convert` list) was not found; trace describes the model from its BF16
   repository's (parameters.md, 14.3), but does not plan the row on a config it is not.
