@@ -31,6 +31,8 @@ TEST_CASE("every catalog entry matches its published parameter count", "[catalog
       {"openai/gpt-oss-20b", 20'914'757'184},
       {"openai/gpt-oss-120b", 116'829'156'672},
       {"meta-llama/Llama-4-Scout-17B-16E-Instruct", 108'641'793'536},
+      // index total_size 55,562,855,904 BF16 bytes / 2 (vision tower and MTP layer included)
+      {"Qwen/Qwen3.8-27B", 27'781'427'952},
       // Hub totals of the BF16 checkpoints (the NVFP4 repos hold the same logical weights).
       {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 31'577'937'344},
       {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", 31'577'937'344},
