@@ -201,42 +201,45 @@ CLI::Validator decimal_count() {
   return CLI::Validator(
       [](std::string& input) {
         if (input.empty()) return std::string("is empty");
-        if (const std::size_t e = input.find_first_of("eE"); e != std::string::npos) {
-          const std::string mantissa = input.substr(0, e);
-          const std::string exponent = input.substr(e + 1);
-          if (mantissa.empty() || mantissa.size() > 12 || mantissa == "." ||
-              mantissa.find_first_not_of("0123456789.") != std::string::npos ||
-              std::count(mantissa.begin(), mantissa.end(), '.') > 1 || exponent.empty() ||
-              exponent.size() > 2 ||
-              exponent.find_first_not_of("0123456789") != std::string::npos) {
-            return fmt::format("'{}' is not a count (e.g. 1000000, 5e8, 50k, 1.5M, 2B, 1T)", input);
-          }
-          const double value = std::stod(mantissa) * std::pow(10.0, std::stoi(exponent));
-          if (!(value >= 1) || value > 9e18 || value != std::floor(value)) {
-            return fmt::format("'{}' is not a whole count in range", input);
-          }
-          input = std::to_string(static_cast<std::int64_t>(value));
-          return std::string();
-        }
-        const char suffix = input.back();
+        const std::string not_a_count =
+            fmt::format("'{}' is not a count (e.g. 1000000, 5e8, 50k, 1.5M, 2B, 1T)", input);
+        // The digits and their multiplier: a power of ten (5e8, which must come out whole) or
+        // a suffix (1.5M, rounded); neither is a plain number, which CLI11 checks itself.
+        std::string digits;
         double multiplier = 1;
-        if (suffix == 'k' || suffix == 'K') multiplier = 1e3;
-        if (suffix == 'm' || suffix == 'M') multiplier = 1e6;
-        if (suffix == 'b' || suffix == 'B' || suffix == 'g' || suffix == 'G') multiplier = 1e9;
-        if (suffix == 't' || suffix == 'T') multiplier = 1e12;
-        if (multiplier == 1) return std::string();  // plain number: CLI11 checks it
-        const std::string digits = input.substr(0, input.size() - 1);
+        bool whole_only = false;
+        if (const std::size_t e = input.find_first_of("eE"); e != std::string::npos) {
+          const std::string exponent = input.substr(e + 1);
+          if (exponent.empty() || exponent.size() > 2 ||
+              exponent.find_first_not_of("0123456789") != std::string::npos) {
+            return not_a_count;
+          }
+          digits = input.substr(0, e);
+          multiplier = std::pow(10.0, std::stoi(exponent));
+          whole_only = true;
+        } else {
+          const char suffix = input.back();
+          if (suffix == 'k' || suffix == 'K') multiplier = 1e3;
+          if (suffix == 'm' || suffix == 'M') multiplier = 1e6;
+          if (suffix == 'b' || suffix == 'B' || suffix == 'g' || suffix == 'G') multiplier = 1e9;
+          if (suffix == 't' || suffix == 'T') multiplier = 1e12;
+          if (multiplier == 1) return std::string();  // plain number: CLI11 checks it
+          digits = input.substr(0, input.size() - 1);
+        }
         if (digits.empty() || digits.size() > 12 ||
             digits.find_first_not_of("0123456789.") != std::string::npos ||
             std::count(digits.begin(), digits.end(), '.') > 1 || digits == ".") {
-          return fmt::format("'{}' is not a count (e.g. 1000000, 50k, 1.5M, 2B, 1T)", input);
+          return not_a_count;
         }
         const double value = std::stod(digits) * multiplier;
         if (!(value >= 1) || value > 9e18) return fmt::format("'{}' is out of range", input);
+        if (whole_only && value != std::floor(value)) {
+          return fmt::format("'{}' is not a whole count", input);
+        }
         input = std::to_string(static_cast<std::int64_t>(std::llround(value)));
         return std::string();
       },
-      "N[k|M|B|T]");
+      "N[k|M|B|T|eX]");
 }
 
 void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) {

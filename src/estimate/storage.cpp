@@ -175,10 +175,21 @@ std::int64_t mtp_router_buffers(const ModelDescription& model) {
   return elements;
 }
 
-// The routers' correction biases kept in F32 (DeepSeek-V3's habit), unless the family stores
-// them at the checkpoint's dtype.
-std::int64_t f32_router_biases(const ModelDescription& model, const ParameterCount& params) {
-  return model.router_bias_at_checkpoint_dtype ? 0 : params.router_bias_buffers;
+// Elements kept in F32 whatever the checkpoint's dtype, outside the MTP layers: the routers'
+// correction biases (DeepSeek-V3's habit, unless the family stores them at the checkpoint's
+// dtype), KDA's A_log and dt_bias where the checkpoint keeps them so, and the family's other
+// F32 parameters.
+std::int64_t f32_kept_elements(const ModelDescription& model, const ParameterCount& params) {
+  std::int64_t elements = model.router_bias_at_checkpoint_dtype ? 0 : params.router_bias_buffers;
+  for (const Stack& stack : model.stacks) {
+    if (stack.mtp) continue;
+    for (const Block& block : stack.blocks) {
+      if (block.ssm && block.ssm->decay_fp32) {
+        elements = checked_add(elements, block.ssm->num_heads + block.ssm->inner);
+      }
+    }
+  }
+  return checked_add(elements, model.fp32_stored_params, "the storage size");
 }
 
 // True when some pattern or exclude entry names a particular expert ("experts.7."), so each
@@ -201,11 +212,13 @@ bool names_single_experts(const ModeloptScheme& scheme) {
   return false;
 }
 
-// Storage of a ModelOpt checkpoint, module by module.
+// Storage of a ModelOpt checkpoint, module by module; `unbuffered`: the parameters not kept in
+// F32 (f32_kept_elements), at the checkpoint's dtype unless quantized.
 // Returns the number of 0-d (scalar) tensors it added.
-std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCount& params,
-                      const BaseDtype& base, StorageEstimate& storage,
-                      const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
+std::int64_t modelopt_storage(
+    const ModelDescription& model, const ParameterCount& params, std::int64_t unbuffered,
+    const BaseDtype& base, StorageEstimate& storage,
+    const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
   const ModeloptScheme& scheme = *model.quantization->modelopt;
   std::int64_t nvfp4_values = 0;
   std::int64_t expert_values = 0;
@@ -304,10 +317,7 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
       checked_mul(params.mtp - mtp_buffers - mtp_quantized_values - mtp_fp32_router, base.bytes) +
       4 * (mtp_buffers + mtp_fp32_router) + mtp_quantized_bytes;
   add("F32", fp32_router, 4);
-  add(base.name,
-      params.total - f32_router_biases(model, params) - model.fp32_stored_params -
-          storage.quantized_values - fp32_router,
-      base.bytes);
+  add(base.name, unbuffered - storage.quantized_values - fp32_router, base.bytes);
   storage.routed_expert_bytes = checked_add(
       storage.routed_expert_bytes,
       checked_mul(std::max<std::int64_t>(component_count(params, "experts") - expert_values, 0),
@@ -334,10 +344,10 @@ std::int64_t modelopt_storage(const ModelDescription& model, const ParameterCoun
   return f32_scalars + kv_scales;  // every one of them a 0-d tensor
 }
 
-// Storage of a compressed-tensors checkpoint, Linear by Linear.
+// Storage of a compressed-tensors checkpoint, Linear by Linear; `unbuffered` as for ModelOpt.
 void compressed_tensors_storage(
-    const ModelDescription& model, const ParameterCount& params, const BaseDtype& base,
-    StorageEstimate& storage,
+    const ModelDescription& model, const ParameterCount& params, std::int64_t unbuffered,
+    const BaseDtype& base, StorageEstimate& storage,
     const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
   const layout::CtMatcher matcher(*model.quantization->compressed_tensors);
   // dtype -> elements, bytes each
@@ -395,10 +405,7 @@ void compressed_tensors_storage(
     }
   }
   for (const auto& [dtype, entry] : stored) add(dtype, entry.first, entry.second);
-  add(base.name,
-      params.total - f32_router_biases(model, params) - model.fp32_stored_params -
-          storage.quantized_values,
-      base.bytes);
+  add(base.name, unbuffered - storage.quantized_values, base.bytes);
   storage.routed_expert_bytes = checked_add(
       storage.routed_expert_bytes,
       checked_mul(std::max<std::int64_t>(component_count(params, "experts") - expert_values, 0),
@@ -433,12 +440,9 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
   }
 
   const std::int64_t routed_expert_params = component_count(params, "experts");
-  // Router correction biases are F32 buffers whatever the checkpoint's dtype, and so are the
-  // parameters a family keeps in F32 (model.fp32_stored_params).
-  add("F32", f32_router_biases(model, params), 4);
-  add("F32", model.fp32_stored_params, 4);
-  const std::int64_t unbuffered =
-      params.total - f32_router_biases(model, params) - model.fp32_stored_params;
+  const std::int64_t f32_kept = f32_kept_elements(model, params);
+  add("F32", f32_kept, 4);
+  const std::int64_t unbuffered = params.total - f32_kept;
   if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, unbuffered, base.bytes);
@@ -450,14 +454,14 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     storage.format = scheme.quant_algo == "MIXED_PRECISION" ? "modelopt (NVFP4 + FP8 per module)"
                      : scheme.quant_algo == "NVFP4"         ? "modelopt NVFP4"
                                                             : "modelopt FP8";
-    const std::int64_t scalars = modelopt_storage(model, params, base, storage, add);
+    const std::int64_t scalars = modelopt_storage(model, params, unbuffered, base, storage, add);
     std::int64_t elements = 0;
     for (const auto& [dtype, count] : elements_by_dtype) elements += count;
     storage.header_elements_without_scalars = elements - scalars;
   } else if (model.quantization->format == QuantFormat::compressed_tensors) {
     const CompressedTensorsScheme& scheme = *model.quantization->compressed_tensors;
     storage.format = "compressed-tensors " + scheme.format;
-    compressed_tensors_storage(model, params, base, storage, add);
+    compressed_tensors_storage(model, params, unbuffered, base, storage, add);
   } else {
     const Quantization& q = *model.quantization;
     storage.format = format_name(q.format);

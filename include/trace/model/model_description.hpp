@@ -152,6 +152,9 @@ struct Ssm {
   bool gated_norm = true;      ///< mamba2 RMSNorm over d_inner (delta net: over one head) before out_proj
   /// Jamba's Mamba-1 mixer: RMSNorms over dt (dt_rank), B and C (d_state) after x_proj.
   bool dt_bc_norms = false;
+  /// Kimi Delta Attention: the checkpoint keeps A_log [heads] and dt_bias [inner] in F32 whatever
+  /// its dtype (Kimi-Linear, GLM-5.3-Flash).
+  bool decay_fp32 = false;
 
   /// Channels the causal conv runs over (mamba2: x, B, C; delta nets: q, k, v; mamba1: x;
   /// short_conv: B*x).
@@ -409,9 +412,9 @@ struct ModelDescription {
   bool lm_head_bias = false;
   std::vector<ExtraParameter> extra_parameters;
   std::vector<StoredExtra> stored_extras;
-  /// Parameters (not buffers) the checkpoint keeps in F32 whatever its dtype, outside the MTP
-  /// layers and never quantized: KDA's A_log / dt_bias (Kimi-Linear, GLM-5.3-Flash) and
-  /// GLM-5.3-Flash's mHC base / scale.
+  /// Parameters outside the layers' blocks (extra_parameters, not the MTP layers', never
+  /// quantized) the checkpoint keeps in F32 whatever its dtype: GLM-5.3-Flash's mHC base / scale.
+  /// A block's own are its description's (Ssm::decay_fp32).
   std::int64_t fp32_stored_params = 0;
   /// The routers' correction biases are stored at the checkpoint's dtype (Kimi-Linear), not in
   /// F32 as DeepSeek-V3 keeps them.

@@ -187,6 +187,11 @@ ModelDescription build_glm5_next(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
+/// Kimi Delta Attention (Kimi-Linear's, also GLM-5.3-Flash's linear layers): q / k / v of
+/// heads x head_dim with short convolutions, low-rank forget and output gates, A_log and dt_bias
+/// kept in F32 by the checkpoints.
+Ssm kimi_delta_attention(std::int64_t hidden, std::int64_t heads, std::int64_t head_dim,
+                         std::int64_t conv_kernel);
 /// GLM-4V's vision tail, shared by GLM-5.3-Flash: a merge x merge Conv2d downsample of the tower's
 /// `hidden` to `out`, then the merger (proj, LayerNorm, SwiGLU of `projection`).
 void add_glm_vision_merger(ModelDescription& model, std::int64_t hidden, std::int64_t out,

@@ -188,34 +188,25 @@ ModelDescription glm5_next_text(const ConfigReader& text, const std::string& pre
 
   // Kimi Delta Attention: linear_attn_config wins over the flat linear_* fields, as in
   // Glm5NextTextConfig.__post_init__.
-  Ssm kda;
-  kda.kind = SsmKind::kimi_delta;
-  kda.name = "self_attn";
-  kda.hidden = hidden;
+  std::int64_t kda_heads = 0, kda_head_dim = 0, kda_kernel = 0;
   if (text.has("linear_attn_config")) {
     const ConfigReader linear = text.child("linear_attn_config");
-    kda.num_heads = linear.require_int({"num_heads"}, 1, k_max_heads);
-    kda.head_dim = linear.require_int({"head_dim"}, 1, k_max_width);
-    kda.conv_kernel = linear.int_or({"short_conv_kernel_size"}, 4, 1, 1024);
+    kda_heads = linear.require_int({"num_heads"}, 1, k_max_heads);
+    kda_head_dim = linear.require_int({"head_dim"}, 1, k_max_width);
+    kda_kernel = linear.int_or({"short_conv_kernel_size"}, 4, 1, 1024);
     note_defaults(model, linear, "Glm5NextTextConfig (linear_attn_config)",
                   {{"short_conv_kernel_size", "4"}});
   } else if (text.has("linear_num_heads") || text.has("linear_head_dim")) {
-    kda.num_heads = text.require_int({"linear_num_heads"}, 1, k_max_heads);
-    kda.head_dim = text.require_int({"linear_head_dim"}, 1, k_max_width);
-    kda.conv_kernel = text.int_or({"linear_conv_kernel_dim"}, 4, 1, 1024);
+    kda_heads = text.require_int({"linear_num_heads"}, 1, k_max_heads);
+    kda_head_dim = text.require_int({"linear_head_dim"}, 1, k_max_width);
+    kda_kernel = text.int_or({"linear_conv_kernel_dim"}, 4, 1, 1024);
     note_defaults(model, text, "Glm5NextTextConfig", {{"linear_conv_kernel_dim", "4"}});
   } else {
     text.fail("linear_attn_config",
               "is missing (and so are linear_num_heads / linear_head_dim); trace cannot size the "
               "Kimi Delta Attention layers");
   }
-  kda.groups = kda.num_heads;  // key heads = value heads
-  kda.state = kda.head_dim;
-  kda.inner = checked_mul(kda.num_heads, kda.head_dim);
-  kda.conv_bias = false;
-  kda.proj_bias = false;
-  kda.gated_norm = true;
-  kda.chunk_size = 64;
+  const Ssm kda = kimi_delta_attention(hidden, kda_heads, kda_head_dim, kda_kernel);
   const std::vector<bool> is_kda = linear_schedule(text, layers, model);
   if (text.has("linear_attn_config")) check_layer_lists(text.child("linear_attn_config"), is_kda);
 
@@ -304,11 +295,8 @@ ModelDescription glm5_next_text(const ConfigReader& text, const std::string& pre
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
-  // Kept in F32 by the checkpoint: each KDA layer's A_log [Hk] and dt_bias [Hk dk], each mHC
-  // site's base and scale.
-  model.fp32_stored_params =
-      checked_add(checked_mul(kda_layers, kda.num_heads + kda.inner, "the F32 parameters"),
-                  checked_mul(2 * layers, mix + 3, "the F32 parameters"));
+  // Kept in F32 by the checkpoint: each mHC site's base and scale.
+  model.fp32_stored_params = checked_mul(2 * layers, mix + 3, "the F32 parameters");
 
   const std::string layer_names = prefix + "layers.*.";
   model.extra_parameters.push_back({layer_names + "hc_attn_fn, hc_attn_base, hc_attn_scale",

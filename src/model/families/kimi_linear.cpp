@@ -81,6 +81,26 @@ void reject_if(const ConfigReader& config, std::string_view key, bool present) {
 
 }  // namespace
 
+Ssm kimi_delta_attention(std::int64_t hidden, std::int64_t heads, std::int64_t head_dim,
+                         std::int64_t conv_kernel) {
+  Ssm kda;
+  kda.kind = SsmKind::kimi_delta;
+  kda.name = "self_attn";
+  kda.hidden = hidden;
+  kda.num_heads = heads;
+  kda.head_dim = head_dim;
+  kda.groups = heads;    // key heads = value heads
+  kda.state = head_dim;  // key head dim = value head dim
+  kda.inner = checked_mul(heads, head_dim);
+  kda.conv_kernel = conv_kernel;
+  kda.conv_bias = false;
+  kda.proj_bias = false;
+  kda.gated_norm = true;
+  kda.chunk_size = 64;
+  kda.decay_fp32 = true;  // Kimi-Linear's and GLM-5.3-Flash's checkpoints keep A_log, dt_bias F32
+  return kda;
+}
+
 ModelDescription build_kimi_linear(const ConfigReader& config) {
   ModelDescription model;
   const std::int64_t vocab = config.require_int({"vocab_size"}, 1, k_max_vocab);
@@ -104,20 +124,10 @@ ModelDescription build_kimi_linear(const ConfigReader& config) {
   // KDA.
   const ConfigReader linear = config.child("linear_attn_config");
   reject_if(linear, "use_full_rank_gate", linear.bool_or("use_full_rank_gate", false));
-  Ssm kda;
-  kda.kind = SsmKind::kimi_delta;
-  kda.name = "self_attn";
-  kda.hidden = hidden;
-  kda.num_heads = linear.require_int({"num_heads"}, 1, k_max_heads);
-  kda.head_dim = linear.require_int({"head_dim"}, 1, k_max_width);
-  kda.groups = kda.num_heads;  // key heads = value heads
-  kda.state = kda.head_dim;    // key head dim = value head dim
-  kda.inner = checked_mul(kda.num_heads, kda.head_dim);
-  kda.conv_kernel = linear.int_or({"short_conv_kernel_size"}, 4, 1, 1024);
-  kda.conv_bias = false;
-  kda.proj_bias = false;
-  kda.gated_norm = true;
-  kda.chunk_size = 64;
+  const std::int64_t kda_heads = linear.require_int({"num_heads"}, 1, k_max_heads);
+  const std::int64_t kda_head_dim = linear.require_int({"head_dim"}, 1, k_max_width);
+  const Ssm kda = kimi_delta_attention(hidden, kda_heads, kda_head_dim,
+                                       linear.int_or({"short_conv_kernel_size"}, 4, 1, 1024));
   const std::vector<bool> is_kda = kda_schedule(config, linear, layers);
 
   // MLA.
@@ -182,10 +192,7 @@ ModelDescription build_kimi_linear(const ConfigReader& config) {
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
-  // moonshotai's checkpoint keeps each KDA layer's A_log [n] and dt_bias [n d] in F32, and the
-  // routers' e_score_correction_bias at the checkpoint dtype.
-  model.fp32_stored_params =
-      checked_mul(kda_layers, kda.num_heads + kda.inner, "the F32 parameters");
+  // moonshotai's checkpoint keeps the routers' e_score_correction_bias at its dtype.
   model.router_bias_at_checkpoint_dtype = true;
 
   model.notes.push_back(fmt::format(

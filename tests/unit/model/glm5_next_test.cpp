@@ -81,7 +81,12 @@ TEST_CASE(
   // Storage: the published tensor bytes to the byte. F32: the 43 routers' correction biases
   // (43 x 288) and the 283,134 parameters the checkpoint keeps in F32, KDA A_log [64] and
   // dt_bias [64 x 128] in 34 layers and mHC base [24] and scale [3] at 2 sites of 45 layers.
-  CHECK(model.fp32_stored_params == 34 * (64 + 8192) + 45 * 2 * (24 + 3));
+  CHECK(model.fp32_stored_params == 45 * 2 * (24 + 3));  // the mHC part; KDA's are its blocks'
+  std::int64_t kda_f32 = 0;
+  for (const trace::Block& block : model.stacks.front().blocks) {
+    if (block.ssm && block.ssm->decay_fp32) kda_f32 += block.ssm->num_heads + block.ssm->inner;
+  }
+  CHECK(kda_f32 == 34 * (64 + 8192));
   const trace::StorageEstimate storage = trace::estimate_storage(model, count);
   CHECK(storage.mtp_bytes == 14'865'185'408);
   CHECK(storage.bytes == 642'646'653'816);
