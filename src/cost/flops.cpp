@@ -13,8 +13,10 @@ namespace {
 double flops_per_key(const Attention& attention) {
   if (attention.kind == AttentionKind::mla) {
     const MlaShape& mla = attention.mla;
-    return 2.0 * static_cast<double>(attention.num_heads) *
-           static_cast<double>(mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim);
+    const std::int64_t qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+    // No value projection (DeepSeek-V4): the cached key row is the value too.
+    const std::int64_t v = mla.v_head_dim > 0 ? mla.v_head_dim : qk;
+    return 2.0 * static_cast<double>(attention.num_heads) * static_cast<double>(qk + v);
   }
   if (attention.kind != AttentionKind::standard) return 0;
   return 2.0 * static_cast<double>(attention.num_heads) * 2.0 *
@@ -55,11 +57,22 @@ double matmul_flops(const ModelDescription& model, const ParameterCount& params,
   return 2.0 * weights;
 }
 
+// DeepSeek-V4's compressed layers: a token attends to `pooled_rows` pooled rows, or to the
+// index_topk best of them, and its indexer scores every one (index heads x index key width).
+double compressed_attention_flops(const Attention& attention, double pooled_rows) {
+  const CompressedKv& pooled = *attention.compressed_kv;
+  if (pooled.index_heads == 0) return flops_per_key(attention) * pooled_rows;
+  const double attended = std::min(pooled_rows, static_cast<double>(pooled.index_topk));
+  return flops_per_key(attention) * attended +
+         2.0 * static_cast<double>(pooled.index_heads * pooled.index_key_dim) * pooled_rows;
+}
+
 // `keys(window, causal)`: how many keys a token attends to under that window; a fixed-length
-// encoder's positions see all of its own.
-template <typename Keys>
+// encoder's positions see all of its own. `pooled_rows(ratio)`: how many pooled rows of a
+// compressed layer a token sees.
+template <typename Keys, typename PooledRows>
 TokenFlops token_flops(const ModelDescription& model, const ParameterCount& params, Keys keys,
-                       std::int64_t cross_keys, std::int64_t text_tokens) {
+                       PooledRows pooled_rows, std::int64_t cross_keys, std::int64_t text_tokens) {
   TokenFlops flops;
   flops.matmul = matmul_flops(model, params, text_tokens);
   for (const Stack& stack : model.stacks) {
@@ -70,6 +83,11 @@ TokenFlops token_flops(const ModelDescription& model, const ParameterCount& para
                                    ? static_cast<double>(stack.fixed_tokens)
                                    : keys(block.attention.sliding_window, stack.causal);
       flops.attention += runs * flops_per_key(block.attention) * self_keys;
+      if (block.attention.compressed_kv) {
+        flops.attention +=
+            runs * compressed_attention_flops(block.attention,
+                                              pooled_rows(block.attention.compressed_kv->ratio));
+      }
       if (block.cross_attention) {
         const std::int64_t source = block.cross_attention->cross_source_tokens > 0
                                         ? block.cross_attention->cross_source_tokens
@@ -100,7 +118,11 @@ TokenFlops training_token_flops(const ModelDescription& model, const ParameterCo
     if (!causal) return static_cast<double>(window > 0 ? std::min(window, seq_len) : seq_len);
     return average_causal_keys(seq_len, window);
   };
-  return token_flops(model, params, keys, seq_len, seq_len);
+  // position p sees floor(p / ratio) pooled rows: about seq_len / ratio / 2 on average
+  const auto pooled_rows = [seq_len](std::int64_t ratio) {
+    return static_cast<double>(seq_len / ratio) / 2.0;
+  };
+  return token_flops(model, params, keys, pooled_rows, seq_len, seq_len);
 }
 
 TokenFlops decode_token_flops(const ModelDescription& model, const ParameterCount& params,
@@ -108,7 +130,10 @@ TokenFlops decode_token_flops(const ModelDescription& model, const ParameterCoun
   const auto keys = [context](std::int64_t window, bool) {
     return static_cast<double>(window > 0 ? std::min(window, context) : context);
   };
-  return token_flops(model, params, keys, context, 0);
+  const auto pooled_rows = [context](std::int64_t ratio) {
+    return static_cast<double>(context / ratio);
+  };
+  return token_flops(model, params, keys, pooled_rows, context, 0);
 }
 
 double prefill_flops(const ModelDescription& model, const ParameterCount& params,

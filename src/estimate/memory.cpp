@@ -588,11 +588,19 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
     return attention.sliding_window > 0 ? std::min(context, attention.sliding_window) : context;
   };
   // Encoders recompute and cache nothing.
+  const auto cached_by = [&split](const Stack& stack) {
+    return served(stack, split) && stack.causal;
+  };
   const std::int64_t values = busiest_stage(
-      model, split.pp, [&](const Stack& stack) { return served(stack, split) && stack.causal; },
+      model, split.pp, cached_by,
       [&](const Block& block) {
-        std::int64_t layer = checked_mul(kv_values_per_token(block.attention, split),
-                                         cached_tokens(block.attention), "the KV cache");
+        const std::int64_t row = kv_values_per_token(block.attention, split);
+        std::int64_t layer = checked_mul(row, cached_tokens(block.attention), "the KV cache");
+        if (const auto& pooled = block.attention.compressed_kv) {
+          // DeepSeek-V4: one pooled row (and index key) per `ratio` tokens beside the window
+          layer = checked_add(layer, checked_mul(row + pooled->index_key_dim,
+                                                 context / pooled->ratio, "the KV cache"));
+        }
         if (block.cross_attention) {
           layer = checked_add(layer, checked_mul(kv_values_per_token(*block.cross_attention, split),
                                                  cached_tokens(*block.cross_attention),
@@ -601,7 +609,15 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
         return layer;
       },
       "the KV cache");
-  return bytes_for(values, kv_dtype);
+  // The compressors' unfinished windows, F32 whatever the cache's dtype (one sequence's).
+  const std::int64_t compressor_state = busiest_stage(
+      model, split.pp, cached_by,
+      [](const Block& block) {
+        return block.attention.compressed_kv ? 4 * block.attention.compressed_kv->state_fp32_values
+                                             : 0;
+      },
+      "the KV cache");
+  return checked_add(bytes_for(values, kv_dtype), compressor_state, "the KV cache");
 }
 
 std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {

@@ -416,6 +416,37 @@ void compressed_tensors_storage(
   storage.tensors = checked_add(layout::tensor_count(model), extra_tensors);
 }
 
+// Storage of a checkpoint whose family derived it tensor by tensor (Quantization::family_layout).
+// False (and a note) when the runs do not hold the parameter count, which a layout must.
+bool family_layout_storage(
+    const Quantization& q, const ParameterCount& params, StorageEstimate& storage,
+    const std::function<void(const std::string&, std::int64_t, std::int64_t)>& add) {
+  std::int64_t values = 0;
+  for (const StoredTensorRun& run : q.family_layout) values = checked_add(values, run.values);
+  if (values != params.total) {
+    storage.notes.push_back(fmt::format(
+        "the family's checkpoint layout ({}) holds {} parameters, not the {} counted; the "
+        "generic {} table is used instead",
+        q.family_layout_name, values, params.total, format_name(q.format)));
+    return false;
+  }
+  storage.format = q.family_layout_name;
+  for (const StoredTensorRun& run : q.family_layout) {
+    add(run.dtype, run.elements, run.bytes_each);
+    const std::int64_t bytes = checked_mul(run.elements, run.bytes_each, "the storage size");
+    if (run.quantized) storage.quantized_values = checked_add(storage.quantized_values, run.values);
+    if (run.values == 0) storage.scale_elements = checked_add(storage.scale_elements, run.elements);
+    // Routed experts of the backbone: what expert parallelism splits when the MTP layers are not
+    // served.
+    if (run.expert && !run.mtp) {
+      storage.routed_expert_bytes = checked_add(storage.routed_expert_bytes, bytes);
+    }
+    if (run.mtp) storage.mtp_bytes = checked_add(storage.mtp_bytes, bytes);
+    storage.tensors = checked_add(storage.tensors, run.tensors, "the storage size");
+  }
+  return true;
+}
+
 }  // namespace
 
 StorageEstimate estimate_storage(const ModelDescription& model, const ParameterCount& params) {
@@ -441,9 +472,13 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
 
   const std::int64_t routed_expert_params = component_count(params, "experts");
   const std::int64_t f32_kept = f32_kept_elements(model, params);
-  add("F32", f32_kept, 4);
   const std::int64_t unbuffered = params.total - f32_kept;
-  if (!model.quantization) {
+  const bool family_runs = model.quantization && !model.quantization->family_layout.empty() &&
+                           family_layout_storage(*model.quantization, params, storage, add);
+  if (!family_runs) add("F32", f32_kept, 4);
+  if (family_runs) {
+    // done: the runs hold every tensor, the F32-kept ones too
+  } else if (!model.quantization) {
     storage.format = base.name == std::string("F32") ? "fp32" : base.name == std::string("F16") ? "fp16" : "bf16";
     add(base.name, unbuffered, base.bytes);
     storage.routed_expert_bytes = checked_mul(routed_expert_params, base.bytes);

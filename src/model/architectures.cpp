@@ -79,6 +79,8 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"deepseek_v3", "DeepSeek-V3, R1 (MLA, MoE, MTP)"}, family::build_deepseek},
     {{"kimi_k2", "Kimi K2 (DeepSeek-V3 layout)"}, family::build_deepseek},
     {{"deepseek_v32", "DeepSeek-V3.2 (MLA + sparse indexer)"}, family::build_deepseek},
+    {{"deepseek_v4", "DeepSeek-V4-Flash (sliding + compressed attention, mHC, MoE, MTP)"},
+     family::build_deepseek_v4},
     {{"gpt_oss", "gpt-oss"}, family::build_gpt_oss},
     {{"minimax_m2", "MiniMax-M2"}, family::build_minimax_m2},
     {{"llama4", "Llama 4 Scout, Maverick (text + vision)"}, family::build_llama4},
@@ -342,7 +344,8 @@ ModelDescription parse_model_config(std::string_view json_text,
       ModelDescription model = row.build(reader);
       model.model_type = model_type;
       read_dropout(config, model);
-      model.quantization = parse_quantization(reader);
+      // A family that derives its checkpoint's layout has read the quantization already.
+      if (!model.quantization) model.quantization = parse_quantization(reader);
       if (!model.quantization && !hf_quant_config_text.empty()) {
         model.quantization = parse_hf_quant_config(hf_quant_config_text, model_type);
       }

@@ -1,7 +1,11 @@
 #include "sections.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "trace/render/render.hpp"
 
@@ -400,7 +404,19 @@ std::string kv_line(const Report& report) {
     std::int64_t mla = 0;
     std::int64_t windowed = 0;
     std::int64_t cached = 0;
+    std::int64_t pooled = 0;
+    std::int64_t indexed = 0;
+    std::int64_t pooled_state = 0;
+    std::vector<std::int64_t> ratios;
     for (const Block& block : stack.blocks) {
+      if (const auto& kv = block.attention.compressed_kv) {
+        ++pooled;
+        if (kv->index_key_dim > 0) ++indexed;
+        pooled_state += 4 * kv->state_fp32_values;
+        if (std::find(ratios.begin(), ratios.end(), kv->ratio) == ratios.end()) {
+          ratios.push_back(kv->ratio);
+        }
+      }
       if (block.attention.kind == AttentionKind::mla) ++mla;
       if (block.attention.kind == AttentionKind::mla ||
           block.attention.kind == AttentionKind::standard) {
@@ -413,6 +429,15 @@ std::string kv_line(const Report& report) {
                          mla > 0 ? fmt::format(" ({} as an MLA latent)", mla) : std::string(),
                          windowed > 0 ? fmt::format(", {} capped at their window", windowed)
                                       : std::string());
+    if (pooled > 0) {
+      std::sort(ratios.begin(), ratios.end());
+      kinds += fmt::format(
+          ", {} also cache one pooled row per {} tokens{}, plus their compressors' {} F32 state "
+          "per sequence",
+          pooled, fmt::join(ratios, " or "),
+          indexed > 0 ? fmt::format(" ({} with an index key)", indexed) : std::string(),
+          format_bytes(pooled_state));
+    }
   }
   std::string line = fmt::format("KV cache: {} bytes per token ({}){}",
                                  group_digits(report.memory.kv_cache_bytes_per_token),

@@ -2,6 +2,7 @@
 // Paths and loaders for the test fixtures (tests may touch files; the core may not).
 #include <string>
 
+#include "trace/error.hpp"
 #include "trace/io/model_source.hpp"
 #include "trace/model/catalog.hpp"
 #include "trace/model/model_config.hpp"
@@ -22,6 +23,16 @@ inline ModelDescription fixture(const std::string& name) {
 inline std::string catalog_text(const std::string& repo_id) {
   const auto entry = find_catalog_model(repo_id);
   return entry ? std::string(entry->config_text) : std::string();
+}
+
+/// The ConfigError message parsing `json_text` raises, or "(no error)".
+inline std::string config_error(const std::string& json_text) {
+  try {
+    (void)parse_model_config(json_text);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace trace::test

@@ -239,7 +239,8 @@ std::int64_t serving_comm_bytes(std::int64_t gpus, const MemoryAssumptions& assu
 /// x ceil(kv heads / tp) x head_dim x min(context, window) per self-attention layer (past kv
 /// heads ranks the heads are replicated, as vLLM does; an MLA latent is whole on every rank)
 /// (+ cross-attention over `context` encoder tokens for encoder-decoders); encoder-only models
-/// cache nothing.
+/// cache nothing. DeepSeek-V4's compressed layers add context / ratio pooled rows (and index
+/// keys) and their compressors' F32 decode state (Attention::compressed_kv).
 std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context, Dtype kv_dtype,
                             KvSplit split = {});
 

@@ -55,10 +55,23 @@ struct SparseIndexer {
   std::int64_t query_input_dim = 0;  ///< width of the query latent feeding wq_b
 };
 
+/// DeepSeek-V4's compressed attention: besides its sliding window the layer caches one pooled
+/// row of the cached key/value width per `ratio` tokens of context, and with a lightning indexer
+/// (ratio 4) one index key of `index_key_dim` per pooled row, from which it attends to the
+/// `index_topk` best rows. Its compressors keep the unfinished window per sequence in F32.
+struct CompressedKv {
+  std::int64_t ratio = 0;
+  std::int64_t index_heads = 0;  ///< 0: no indexer, every pooled row is attended
+  std::int64_t index_key_dim = 0;
+  std::int64_t index_topk = 0;
+  std::int64_t state_fp32_values = 0;  ///< compressors' kv_state + score_state per sequence
+};
+
 struct Attention {
   AttentionKind kind = AttentionKind::standard;
   MlaShape mla;                         ///< kind == mla
   std::optional<SparseIndexer> indexer;
+  std::optional<CompressedKv> compressed_kv;
   bool sinks = false;                   ///< one learned sink logit per head (gpt-oss)
   std::string name = "self_attn";
   std::int64_t input_dim = 0;     ///< width of the residual stream feeding the queries
@@ -335,6 +348,20 @@ struct CompressedTensorsScheme {
   std::vector<std::string> ignore_regexes;
 };
 
+/// A run of a checkpoint's tensors sharing a dtype and a role, as a family derives them where
+/// the formats above do not describe its checkpoint (DeepSeek-V4: FP4 experts and FP8 Linears
+/// with UE8M0 scales, compressors kept in BF16).
+struct StoredTensorRun {
+  std::string dtype;            ///< safetensors name: "I8", "F8_E4M3", "F8_E8M0", "BF16", ...
+  std::int64_t bytes_each = 0;  ///< bytes per stored element
+  std::int64_t elements = 0;    ///< stored elements (a byte holding two FP4 values counts once)
+  std::int64_t tensors = 0;
+  std::int64_t values = 0;  ///< parameters the elements hold (0 for scales)
+  bool quantized = false;   ///< values held below the checkpoint's dtype (FP8, FP4)
+  bool expert = false;      ///< routed experts
+  bool mtp = false;         ///< inside the multi-token-prediction layers
+};
+
 struct Quantization {
   QuantFormat format = QuantFormat::fp8_block;
   std::string method;               ///< quant_method as written
@@ -349,6 +376,11 @@ struct Quantization {
   bool ssm_quantized = false;
   std::optional<ModeloptScheme> modelopt;  ///< format == modelopt
   std::optional<CompressedTensorsScheme> compressed_tensors;  ///< format == compressed_tensors
+  /// The checkpoint tensor by tensor, when its family derives it (family_layout_name says which
+  /// layout); storage then sums these runs instead of applying `format`'s table. It belongs to
+  /// the checkpoint's own quantization: a re-quantization replaces it.
+  std::vector<StoredTensorRun> family_layout;
+  std::string family_layout_name;
 };
 
 struct ModelDescription {

@@ -184,6 +184,7 @@ ModelDescription build_wrapped_text(const ConfigReader& config, const char* defa
 ModelDescription build_llava_onevision(const ConfigReader& config);
 ModelDescription build_aya_vision(const ConfigReader& config);
 ModelDescription build_glm5_next(const ConfigReader& config);
+ModelDescription build_deepseek_v4(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);

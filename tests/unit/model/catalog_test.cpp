@@ -28,6 +28,9 @@ TEST_CASE("every catalog entry matches its published parameter count", "[catalog
       {"Qwen/Qwen3-30B-A3B", 30'532'122'624},
       {"Qwen/Qwen3-235B-A22B", 235'093'634'560},
       {"deepseek-ai/DeepSeek-V3", 684'489'845'504 - 59 * 256},  // 59 MoE layers' buffers
+      // every element of the index's 159,609,485,896 bytes but the scales, FP4 pairs unpacked
+      // (SOURCES-deepseek_v4.md), less the gate.bias of the 40 scored layers and the MTP layer
+      {"deepseek-ai/DeepSeek-V4-Flash", 290'944'616'402 - 41 * 256},
       {"openai/gpt-oss-20b", 20'914'757'184},
       {"openai/gpt-oss-120b", 116'829'156'672},
       {"meta-llama/Llama-4-Scout-17B-16E-Instruct", 108'641'793'536},

@@ -206,50 +206,49 @@ TEST_CASE("GLM-5.3-Flash text model alone and the config class's defaults", "[gl
 }
 
 TEST_CASE("GLM-5.3-Flash config errors name the key", "[glm5_next][errors]") {
-  const auto message_for = [](const nlohmann::json& config) {
-    try {
-      (void)trace::parse_model_config(config.dump());
-    } catch (const trace::ConfigError& error) {
-      return std::string(error.what());
-    }
-    return std::string("(no error)");
-  };
   nlohmann::json config = flash_json();
   config["text_config"].erase("hc_mult");
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.hc_mult"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.hc_mult"));
 
   config = flash_json();
   config["text_config"].erase("n_routed_experts");
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.n_routed_experts"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.n_routed_experts"));
 
   config = flash_json();
   config["text_config"].erase("linear_attn_config");
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.linear_attn_config"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.linear_attn_config"));
 
   config = flash_json();
   config["vision_config"].erase("projection_intermediate_size");
-  CHECK_THAT(message_for(config),
+  CHECK_THAT(trace::test::config_error(config.dump()),
              Catch::Matchers::Contains("vision_config.projection_intermediate_size"));
 
   config = flash_json();
   config.erase("vision_config");
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("vision_config"));
+  CHECK_THAT(trace::test::config_error(config.dump()), Catch::Matchers::Contains("vision_config"));
 
   config = flash_json();
   config["text_config"]["qk_rope_head_dim"] = 64;
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.qk_rope_head_dim"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.qk_rope_head_dim"));
 
   // vLLM builds dense layers from first_k_dense_replace, transformers from mlp_layer_types.
   config = flash_json();
   config["text_config"]["first_k_dense_replace"] = 1;
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.first_k_dense_replace"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.first_k_dense_replace"));
 
   // linear_attn_config's 0-based lists must agree with layer_types.
   config = flash_json();
   config["text_config"]["layer_types"][4] = "deepseek_sparse_attention";
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("linear_attn_config.kda_layers"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("linear_attn_config.kda_layers"));
 
   config = flash_json();
   config["text_config"]["mhc"] = false;
-  CHECK_THAT(message_for(config), Catch::Matchers::Contains("text_config.mhc"));
+  CHECK_THAT(trace::test::config_error(config.dump()),
+             Catch::Matchers::Contains("text_config.mhc"));
 }

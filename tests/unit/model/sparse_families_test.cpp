@@ -29,15 +29,17 @@ constexpr Sparse k_sparse[] = {
     {"allenai--OLMoE-1B-7B-0924.reconstructed.json", "olmoe", 6'919'161'856, 0},
     {"Qwen--Qwen1.5-MoE-A2.7B.json", "qwen2_moe", 14'315'784'192, 0},
     {"MiniMaxAI--MiniMax-M2.7.json", "minimax_m2", 228'689'764'864, 0},
-    {"deepseek-ai--DeepSeek-V3.2.json", "deepseek_v32", 685'355'329'792, 13'463'426'304 + 13'959'424},
+    {"deepseek-ai--DeepSeek-V3.2.json", "deepseek_v32", 685'355'329'792,
+     13'463'426'304 + 13'959'424},
     {"catalog:openai/gpt-oss-20b", "gpt_oss", 20'914'757'184, 0},
     {"catalog:openai/gpt-oss-120b", "gpt_oss", 116'829'156'672, 0},
     {"catalog:meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4", 108'641'793'536, 0},
-    {"meta-llama--Llama-4-Maverick-17B-128E-Instruct.reconstructed.json", "llama4",
-     401'583'781'376, 0},
+    {"meta-llama--Llama-4-Maverick-17B-128E-Instruct.reconstructed.json", "llama4", 401'583'781'376,
+     0},
     {"zai-org--GLM-4.5-Air.reconstructed.json", "glm4_moe", 110'468'824'832, 3'616'573'568},
     {"zai-org--GLM-4.5.reconstructed.json", "glm4_moe", 358'337'791'296, 5'539'962'272},
     {"catalog:deepseek-ai/DeepSeek-V3", "deepseek_v3", 684'489'845'504, 13'463'426'304},
+    {"catalog:deepseek-ai/DeepSeek-V4-Flash", "deepseek_v4", 290'944'616'402, 6'610'048'891},
     {"deepseek-ai--DeepSeek-V2.reconstructed.json", "deepseek_v2", 235'741'434'880, 0},
     {"moonshotai--Kimi-K2-Instruct.json", "kimi_k2", 1'026'408'232'448, 0},
     {"zai-org--GLM-5.json", "glm_moe_dsa", 753'864'139'008, 9'952'920'576},
@@ -47,8 +49,8 @@ constexpr Sparse k_sparse[] = {
     // Phi-3.5-mini's (which equals the Hub's); granite-3.1-1b-a400m: sum(numel) of the loaded
     // checkpoint; DBRX: hand-derived (only "132B" is published, checked below).
     {"microsoft--Phi-3.5-MoE-instruct.reconstructed.json", "phimoe", 41'873'153'344, 0},
-    {"ibm-granite--granite-3.1-1b-a400m-instruct.reconstructed.json", "granitemoe",
-     1'334'628'352, 0},
+    {"ibm-granite--granite-3.1-1b-a400m-instruct.reconstructed.json", "granitemoe", 1'334'628'352,
+     0},
     {"databricks--dbrx-instruct.json", "dbrx", 131'596'523'520, 0},
     // DeepSeekMoE 16B: the Hub total (SOURCES-deepseek_moe.md)
     {"deepseek-ai--deepseek-moe-16b-base.reconstructed.json", "deepseek", 16'375'728'128, 0},
@@ -133,6 +135,13 @@ TEST_CASE("active parameters match each vendor's published figure", "[moe][activ
   const trace::ParameterCount v3 = trace::count_parameters(model_of("catalog:deepseek-ai/DeepSeek-V3"));
   CHECK(truncates_to(v3.active, 37e9, 1e9));
   CHECK(rounds_to(v3.active_without_embedding, 37e9, 1e9));
+  // DeepSeek-V4-Flash "13B active": the count without MTP (284,334,567,511) less the embedding
+  // and the 250 idle routed experts of each of the 43 layers.
+  const trace::ParameterCount v4 =
+      trace::count_parameters(model_of("catalog:deepseek-ai/DeepSeek-V4-Flash"));
+  CHECK(v4.active_without_embedding ==
+        284'334'567'511 - 129'280LL * 4096 - 43LL * 250 * 3 * 2048 * 4096);
+  CHECK(rounds_to(v4.active_without_embedding, 13e9, 1e9));
   const trace::ParameterCount k2 = trace::count_parameters(model_of("moonshotai--Kimi-K2-Instruct.json"));
   CHECK(truncates_to(k2.active, 32e9, 1e9));
   CHECK(rounds_to(k2.active_without_embedding, 32e9, 1e9));
