@@ -44,6 +44,7 @@ struct Matrix {
   std::int64_t cols = 0;  // input features
   std::int64_t count = 1;
   Role role = Role::mlp;
+  bool mtp = false;  // inside a multi-token-prediction layer
 };
 
 void attention_matrices(const Attention& a, std::vector<Matrix>& out) {
@@ -107,6 +108,7 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model, bool with_ssm)
   std::vector<Matrix> matrices;
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
+    const std::size_t first = matrices.size();
     for (const Block& block : stack.blocks) {
       if (block.shared_weights) continue;
       attention_matrices(block.attention, matrices);
@@ -118,6 +120,7 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model, bool with_ssm)
         matrices.push_back({block.moe->num_experts, block.moe->expert.input_dim, 1, Role::router});
       }
     }
+    for (std::size_t i = first; i < matrices.size(); ++i) matrices[i].mtp = stack.mtp;
   }
   if (!with_ssm) return matrices;
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
@@ -267,7 +270,7 @@ std::int64_t modelopt_storage(
         mtp_quantized_bytes += bytes;
       }
     }
-    if (linear.expert) {
+    if (linear.expert && !linear.mtp) {
       expert_values = checked_add(expert_values, values);
       storage.routed_expert_bytes = checked_add(storage.routed_expert_bytes, bytes);
     }
@@ -378,7 +381,7 @@ void compressed_tensors_storage(
     extra_tensors = checked_add(extra_tensors,
                                 checked_mul(static_cast<std::int64_t>(tensors.size()) - 1, copies));
     storage.quantized_values = checked_add(storage.quantized_values, values);
-    if (linear.expert) {
+    if (linear.expert && !linear.mtp) {
       expert_values = checked_add(expert_values, values);
       storage.routed_expert_bytes = checked_add(storage.routed_expert_bytes, bytes);
     }
@@ -504,7 +507,8 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     std::int64_t quantized_expert_values = 0;
     for (const Matrix& m : layer_matrices(model, q.ssm_quantized)) {
       if (!quantized(q, m.role)) continue;
-      if (m.role == Role::expert) expert_bytes_before = storage.bytes;
+      const bool routed_expert = m.role == Role::expert && !m.mtp;
+      if (routed_expert) expert_bytes_before = storage.bytes;
       const std::int64_t values = checked_product({m.rows, m.cols, m.count}, "the storage size");
       storage.quantized_values = checked_add(storage.quantized_values, values);
       const std::int64_t groups =
@@ -550,7 +554,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
         case QuantFormat::modelopt:
         case QuantFormat::compressed_tensors: break;  // handled per module above
       }
-      if (m.role == Role::expert) {
+      if (routed_expert) {
         storage.routed_expert_bytes += storage.bytes - expert_bytes_before;
         quantized_expert_values += values;
       }

@@ -18,7 +18,9 @@ struct StorageEstimate {
   std::int64_t bytes = 0;
   std::int64_t quantized_values = 0;  ///< logical parameters held in the quantized format
   std::int64_t scale_elements = 0;    ///< scales / zeros / indices that are not parameters
-  std::int64_t routed_expert_bytes = 0;  ///< bytes of the routed experts (with their scales)
+  /// Bytes of the backbone's routed experts (with their scales), what expert parallelism splits;
+  /// the MTP layers' experts are in mtp_bytes.
+  std::int64_t routed_expert_bytes = 0;
   std::int64_t mtp_bytes = 0;  ///< bytes of the multi-token-prediction layers (inside `bytes`)
   /// Tensors in the safetensors files; 0 where trace does not model the tensor layout (it does
   /// for ModelOpt and compressed-tensors checkpoints, whose scale tensors depend on each

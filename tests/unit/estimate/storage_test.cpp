@@ -21,6 +21,10 @@ TEST_CASE("FP8 block scales: stored elements equal the Hub totals that count the
   CHECK(v3.format == "fp8_block");
   CHECK(v3.scale_elements == 41'540'496);
   CHECK(v3.stored_elements == 684'531'386'000);
+  // The routed experts expert parallelism splits are the 58 MoE layers' (the MTP layer's are in
+  // mtp_bytes): 256 experts each of 3 FP8 matrices 2,048 x 7,168 with 16 x 56 F32 scales.
+  constexpr std::int64_t expert_bytes = 3LL * 2048 * 7168 + 3 * 16 * 56 * 4;
+  CHECK(v3.routed_expert_bytes == 58 * 256 * expert_bytes);
   // GLM-5-FP8's Hub total, 753,910,024,032 (logical + 45,885,024 scales).
   CHECK(storage_of(trace::test::config_text("zai-org--GLM-5-FP8.json")).stored_elements ==
         753'910'024'032);
