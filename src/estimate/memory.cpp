@@ -252,15 +252,37 @@ std::int64_t kv_values_per_token(const Attention& attention, const KvSplit& spli
         case MlaCache::per_head_padded: return heads_per_rank(attention.num_heads) * 2 * k_width;
         case MlaCache::latent: break;
       }
-      // The compressed latent and the shared rope key (what vLLM/SGLang cache), plus the
-      // lightning indexer's keys on DeepSeek-V3.2; not split by tensor parallelism.
-      std::int64_t values = m.kv_lora_rank + m.qk_rope_head_dim;
-      if (attention.indexer) values += attention.indexer->head_dim;
-      return values;
+      // The compressed latent and the shared rope key (what vLLM/SGLang cache); not split by
+      // tensor parallelism. A lightning indexer's keys have a format of their own
+      // (kv_row_bytes).
+      return m.kv_lora_rank + m.qk_rope_head_dim;
     }
     case AttentionKind::standard: break;
   }
   return 2 * heads_per_rank(attention.num_kv_heads) * attention.head_dim;
+}
+
+// One token's cache bytes in one layer's attention on one tensor-parallel rank. The values of
+// kv_values_per_token at the cache's dtype, except under sparse MLA (a DeepSeek-V3.2 lightning
+// indexer beside the latent, cached as the model's reference code and vLLM cache it):
+//  - the indexer's key is FP8 with an F32 scale per 128 values (the reference Indexer's k_cache
+//    + k_scale_cache, vLLM's DeepseekV32IndexerCache: 132 bytes for 128), whatever the dtype;
+//  - an FP8 latent row is FlashMLA's sparse format (vLLM's fp8_ds_mla): the latent in FP8 with
+//    an F32 scale per 128 values, the rope key in BF16 (656 bytes for 512 + 64).
+std::int64_t kv_row_bytes(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {
+  const std::int64_t values = kv_values_per_token(attention, split);
+  if (attention.kind != AttentionKind::mla || !attention.indexer || split.mla != MlaCache::latent ||
+      attention.kv_from_earlier_layer) {
+    return bytes_for(values, kv_dtype);
+  }
+  const MlaShape& m = attention.mla;
+  const std::int64_t row =
+      kv_dtype == Dtype::fp8
+          ? m.kv_lora_rank + 4 * ceil_div(m.kv_lora_rank, 128) + 2 * m.qk_rope_head_dim
+          : bytes_for(values, kv_dtype);
+  const std::int64_t index_key =
+      attention.indexer->head_dim + 4 * ceil_div(attention.indexer->head_dim, 128);
+  return row + index_key;
 }
 
 }  // namespace
@@ -591,37 +613,32 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
   const auto cached_by = [&split](const Stack& stack) {
     return served(stack, split) && stack.causal;
   };
-  const std::int64_t values = busiest_stage(
+  return busiest_stage(
       model, split.pp, cached_by,
       [&](const Block& block) {
-        const std::int64_t row = kv_values_per_token(block.attention, split);
-        std::int64_t layer = checked_mul(row, cached_tokens(block.attention), "the KV cache");
+        std::int64_t layer = checked_mul(kv_row_bytes(block.attention, kv_dtype, split),
+                                         cached_tokens(block.attention), "the KV cache");
         if (const auto& pooled = block.attention.compressed_kv) {
-          // DeepSeek-V4: one pooled row (and index key) per `ratio` tokens beside the window
-          layer = checked_add(layer, checked_mul(row + pooled->index_key_dim,
-                                                 context / pooled->ratio, "the KV cache"));
+          // DeepSeek-V4: one pooled row (and index key) per `ratio` tokens beside the window,
+          // and the compressors' unfinished windows in F32 whatever the cache's dtype
+          const std::int64_t row = kv_values_per_token(block.attention, split);
+          layer = checked_add(layer, bytes_for(checked_mul(row + pooled->index_key_dim,
+                                                           context / pooled->ratio, "the KV cache"),
+                                               kv_dtype));
+          layer = checked_add(layer, 4 * pooled->state_fp32_values, "the KV cache");
         }
         if (block.cross_attention) {
-          layer = checked_add(layer, checked_mul(kv_values_per_token(*block.cross_attention, split),
-                                                 cached_tokens(*block.cross_attention),
-                                                 "the KV cache"));
+          layer = checked_add(layer,
+                              checked_mul(kv_row_bytes(*block.cross_attention, kv_dtype, split),
+                                          cached_tokens(*block.cross_attention), "the KV cache"));
         }
         return layer;
       },
       "the KV cache");
-  // The compressors' unfinished windows, F32 whatever the cache's dtype (one sequence's).
-  const std::int64_t compressor_state = busiest_stage(
-      model, split.pp, cached_by,
-      [](const Block& block) {
-        return block.attention.compressed_kv ? 4 * block.attention.compressed_kv->state_fp32_values
-                                             : 0;
-      },
-      "the KV cache");
-  return checked_add(bytes_for(values, kv_dtype), compressor_state, "the KV cache");
 }
 
 std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {
-  return bytes_for(kv_values_per_token(attention, split), kv_dtype);
+  return kv_row_bytes(attention, kv_dtype, split);
 }
 
 std::int64_t ssm_layer_state_bytes(const Ssm& ssm, Dtype ssm_dtype, std::int64_t conv_state_bytes,

@@ -269,11 +269,18 @@ TEST_CASE("DeepSeek-V4: a 61-layer stack gives vLLM's published 9.62 GiB at 1M t
   const std::int64_t rows = trace::kv_cache_bytes(stack, million, trace::Dtype::bf16) - state;
   CHECK(rows == 2 * (61LL * 128 * 512 + 30LL * (million / 4) * 640 + 31LL * (million / 128) * 512));
   CHECK(std::llround(static_cast<double>(rows) / (1LL << 30) * 100) == 962);  // 9.62 GiB
-  // ...against DeepSeek-V3.2's 61 layers of one 512 latent + 64 rope + 128 index key per token.
+  // ...against DeepSeek-V3.2's 61 layers of one 512 latent + 64 rope key per token in bf16,
+  // and an index key of 128 FP8 values + one F32 scale (its reference Indexer's k_cache and
+  // k_scale_cache, as vLLM caches it too).
   const std::int64_t v32 = trace::kv_cache_bytes(fixture("deepseek-ai--DeepSeek-V3.2.json"),
                                                  million, trace::Dtype::bf16);
-  CHECK(v32 == 61LL * million * (512 + 64 + 128) * 2);
-  CHECK(std::llround(static_cast<double>(v32) / (1LL << 30) * 10) == 839);  // 83.9 GiB
+  CHECK(v32 == 61LL * million * ((512 + 64) * 2 + 128 + 4));
+  // The announcement's 83.9 GiB takes the index key at bf16 too (128 x 2 bytes).
+  CHECK(std::llround(static_cast<double>(v32 + 61LL * million * (2 * 128 - 132)) / (1LL << 30) *
+                     10) == 839);
+  // An FP8 cache: FlashMLA's sparse row, 512 FP8 + 4 F32 scales + 64 BF16 rope = 656 bytes.
+  CHECK(trace::kv_cache_bytes(fixture("deepseek-ai--DeepSeek-V3.2.json"), 1, trace::Dtype::fp8) ==
+        61 * (656 + 132));
 }
 
 TEST_CASE("DeepSeek-V4 config errors name the key", "[deepseek_v4][errors]") {

@@ -167,14 +167,17 @@ TEST_CASE("GLM-5.3-Flash: layer schedule and hand-derived components", "[glm5_ne
 TEST_CASE("GLM-5.3-Flash serving: KV on the 11 MLA layers, KDA state on the 34 others",
           "[glm5_next][memory]") {
   const trace::ModelDescription model = fixture(k_flash);
-  // 11 sparse-attention layers x (kv_lora_rank 512 + qk_rope_head_dim 0 + the indexer's key 128)
-  // x 2 bytes; the KDA layers cache nothing per token, the MTP layer only when served.
-  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 11 * (512 + 0 + 128) * 2);
-  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 14'080);
-  CHECK(trace::kv_cache_bytes(model, 1'000'000, trace::Dtype::bf16) == 14'080LL * 1'000'000);
+  // 11 sparse-attention layers x ((kv_lora_rank 512 + qk_rope_head_dim 0) x 2 bytes + the
+  // indexer's key, 128 FP8 bytes + one F32 scale); the KDA layers cache nothing per token, the
+  // MTP layer only when served.
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 11 * ((512 + 0) * 2 + 128 + 4));
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 12'716);
+  CHECK(trace::kv_cache_bytes(model, 1'000'000, trace::Dtype::bf16) == 12'716LL * 1'000'000);
   trace::KvSplit with_mtp;
   with_mtp.mtp = true;
-  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16, with_mtp) == 12 * 640 * 2);
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16, with_mtp) == 12 * (1024 + 132));
+  // An FP8 cache is FlashMLA's sparse row: 512 FP8 + 4 F32 scales (no rope key here).
+  CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::fp8) == 11 * (512 + 4 * 4 + 0 + 132));
   // 34 KDA layers x (recurrent 64 heads x 128 x 128 x 4 bytes + conv (4 - 1) x 3 x 8192 x 2 bytes).
   CHECK(trace::ssm_state_bytes(model, trace::Dtype::fp32, 2) ==
         34LL * (64 * 128 * 128 * 4 + 3 * 24'576 * 2));
