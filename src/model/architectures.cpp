@@ -81,6 +81,8 @@ constexpr ArchitectureRow k_architectures[] = {
     {{"deepseek_v32", "DeepSeek-V3.2 (MLA + sparse indexer)"}, family::build_deepseek},
     {{"deepseek_v4", "DeepSeek-V4-Flash (sliding + compressed attention, mHC, MoE, MTP)"},
      family::build_deepseek_v4},
+    {{"longcat_flash", "LongCat-Flash-Chat / -Thinking (two MLA sub-layers + shortcut MoE, MTP)"},
+     family::build_longcat_flash},
     {{"gpt_oss", "gpt-oss"}, family::build_gpt_oss},
     {{"minimax_m2", "MiniMax-M2"}, family::build_minimax_m2},
     {{"llama4", "Llama 4 Scout, Maverick (text + vision)"}, family::build_llama4},

@@ -11,6 +11,18 @@ Norm rms_norm(std::string name, std::int64_t dim) {
   return Norm{std::move(name), NormKind::rms_norm, dim};
 }
 
+Attention mla_attention(const MlaShape& mla, std::int64_t hidden, std::int64_t heads, bool bias) {
+  Attention attention;
+  attention.kind = AttentionKind::mla;
+  attention.mla = mla;
+  attention.input_dim = attention.kv_input_dim = attention.output_dim = hidden;
+  attention.num_heads = attention.num_kv_heads = heads;
+  attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+  attention.rotary_dim = mla.qk_rope_head_dim;
+  attention.q_bias = attention.k_bias = attention.o_bias = bias;
+  return attention;
+}
+
 Norm layer_norm(std::string name, std::int64_t dim, bool bias) {
   return Norm{std::move(name), bias ? NormKind::layer_norm : NormKind::layer_norm_no_bias, dim};
 }

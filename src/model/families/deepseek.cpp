@@ -27,19 +27,8 @@ Block deepseek_block(const ConfigReader& config, std::int64_t hidden, std::int64
                      const MlaShape& mla, const std::optional<SparseIndexer>& indexer,
                      bool is_moe, const Moe& moe, std::int64_t dense_width) {
   Block block;
-  Attention& attention = block.attention;
-  attention.kind = AttentionKind::mla;
-  attention.mla = mla;
-  attention.indexer = indexer;
-  attention.input_dim = hidden;
-  attention.kv_input_dim = hidden;
-  attention.output_dim = hidden;
-  attention.num_heads = heads;
-  attention.num_kv_heads = heads;
-  attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-  attention.rotary_dim = mla.qk_rope_head_dim;
-  const bool bias = config.bool_or("attention_bias", false);
-  attention.q_bias = attention.k_bias = attention.o_bias = bias;
+  block.attention = mla_attention(mla, hidden, heads, config.bool_or("attention_bias", false));
+  block.attention.indexer = indexer;
   if (is_moe) {
     block.mlp = Mlp{MlpKind::none, "", hidden, 0, false, false, false};
     block.moe = moe;

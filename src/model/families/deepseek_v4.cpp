@@ -333,15 +333,10 @@ ModelDescription build_deepseek_v4(const ConfigReader& config) {
   // The attention as trace can hold it: MLA's low-rank query (wq_a, q_norm, wq_b) and one
   // head_dim-wide key/value projection (wkv) cached per token, no kv_b and no o_proj; the grouped
   // output, kv_norm and sinks are extra tensors below.
-  Attention attention;
-  attention.kind = AttentionKind::mla;
+  Attention attention = mla_attention(MlaShape{q_lora, 0, 0, head_dim, 0}, hidden, heads);
   attention.name = "attn";
-  attention.mla = MlaShape{q_lora, 0, 0, head_dim, 0};
-  attention.input_dim = attention.kv_input_dim = attention.output_dim = hidden;
-  attention.num_heads = heads;
   attention.num_kv_heads = 1;
-  attention.head_dim = head_dim;
-  attention.rotary_dim = rope;
+  attention.rotary_dim = rope;  // of the head_dim-wide row, only the last rope dims rotate
   attention.sliding_window = window;
   // kv_norm [head_dim] + wo_a [o_groups o_lora, heads head_dim / o_groups] + wo_b [H, o_groups
   // o_lora] + attn_sink [heads].

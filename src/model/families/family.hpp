@@ -185,6 +185,7 @@ ModelDescription build_llava_onevision(const ConfigReader& config);
 ModelDescription build_aya_vision(const ConfigReader& config);
 ModelDescription build_glm5_next(const ConfigReader& config);
 ModelDescription build_deepseek_v4(const ConfigReader& config);
+ModelDescription build_longcat_flash(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
@@ -198,6 +199,11 @@ Ssm kimi_delta_attention(std::int64_t hidden, std::int64_t heads, std::int64_t h
 void add_glm_vision_merger(ModelDescription& model, std::int64_t hidden, std::int64_t out,
                            std::int64_t merge, std::int64_t projection);
 Norm layer_norm(std::string name, std::int64_t dim, bool bias = true);
+/// Multi-head latent attention (DeepSeek-V2/V3's MLA) of `heads` heads on a `hidden`-wide
+/// residual: q / kv low-rank projections of `mla`, RoPE on qk_rope_head_dim, `bias` on q, kv_a
+/// and o as attention_bias sets them.
+Attention mla_attention(const MlaShape& mla, std::int64_t hidden, std::int64_t heads,
+                        bool bias = false);
 
 /// Heads, kv heads and head_dim with the usual keys; checks divisibility.
 struct HeadShape {

@@ -236,14 +236,7 @@ ModelDescription glm5_next_text(const ConfigReader& text, const std::string& pre
   const std::int64_t kpool_params =
       checked_add(checked_mul(kpool, indexer.head_dim), checked_mul(indexer.head_dim, hidden));
   const bool bias = text.bool_or("attention_bias", false);
-  Attention attention;
-  attention.kind = AttentionKind::mla;
-  attention.mla = mla;
-  attention.input_dim = attention.kv_input_dim = attention.output_dim = hidden;
-  attention.num_heads = attention.num_kv_heads = heads;
-  attention.head_dim = mla.qk_nope_head_dim;
-  attention.rotary_dim = 0;
-  attention.q_bias = attention.k_bias = attention.o_bias = bias;
+  const Attention attention = mla_attention(mla, hidden, heads, bias);  // qk_rope_head_dim is 0
   const std::vector<bool> has_indexer = indexer_schedule(text, layers);
 
   // FFN.

@@ -138,13 +138,8 @@ ModelDescription build_kimi_linear(const ConfigReader& config) {
   mla.qk_rope_head_dim = config.require_int({"qk_rope_head_dim"}, 0, k_max_width);
   mla.v_head_dim = config.require_int({"v_head_dim"}, 1, k_max_width);
   const bool nope = config.bool_or("mla_use_nope", false) || mla.qk_rope_head_dim == 0;
-  Attention attention;
-  attention.kind = AttentionKind::mla;
-  attention.mla = mla;
-  attention.input_dim = attention.kv_input_dim = attention.output_dim = hidden;
-  attention.num_heads = attention.num_kv_heads = heads;
-  attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-  attention.rotary_dim = nope ? 0 : mla.qk_rope_head_dim;
+  Attention attention = mla_attention(mla, hidden, heads);
+  if (nope) attention.rotary_dim = 0;
   // KDA layers carry no position signal; with mla_use_nope neither do the MLA layers.
   model.position = nope ? PositionKind::none : PositionKind::rope;
 

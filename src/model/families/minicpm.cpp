@@ -168,15 +168,7 @@ ModelDescription build_minicpm3(const ConfigReader& config) {
   const HeadShape placeholder{heads, heads, mla.qk_nope_head_dim + mla.qk_rope_head_dim};
   Stack stack = decoder_stack(hidden, layers, placeholder, layout);
   for (Block& block : stack.blocks) {
-    Attention& attention = block.attention;
-    attention = Attention{};
-    attention.kind = AttentionKind::mla;
-    attention.mla = mla;
-    attention.input_dim = attention.kv_input_dim = attention.output_dim = hidden;
-    attention.num_heads = attention.num_kv_heads = heads;
-    attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-    attention.rotary_dim = mla.qk_rope_head_dim;
-    attention.q_bias = attention.k_bias = attention.o_bias = attention_bias;
+    block.attention = mla_attention(mla, hidden, heads, attention_bias);
   }
   model.stacks.push_back(std::move(stack));
   read_mup_scalars(model, config, layers);
