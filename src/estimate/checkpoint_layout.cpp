@@ -118,6 +118,10 @@ void ssm_linears(const std::string& at, const Ssm& ssm, bool mtp, std::vector<Na
       add("o_proj", ssm.hidden, ssm.inner);
       return;
     case SsmKind::short_conv: add("in_proj", ssm.in_proj_width(), ssm.hidden); break;
+    case SsmKind::lightning:
+      add("qkv_proj", 3 * ssm.inner, ssm.hidden);
+      add("output_gate", ssm.inner, ssm.hidden);
+      break;
   }
   add("out_proj", ssm.hidden, ssm.inner);
 }
@@ -187,6 +191,8 @@ std::int64_t ssm_tensors(const Ssm& ssm) {
       return 9 + 3 * conv + 2 + (ssm.gated_norm ? 1 : 0);
     case SsmKind::short_conv:  // in_proj, conv, out_proj (+ biases)
       return projections + conv;
+    case SsmKind::lightning:  // qkv_proj, output_gate, norm, out_proj
+      return 4;
   }
   return 0;
 }

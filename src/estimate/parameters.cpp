@@ -154,6 +154,9 @@ std::int64_t ssm_params(const Ssm& ssm) {
       break;
     case SsmKind::short_conv:  // in_proj, conv and out_proj only
       break;
+    case SsmKind::lightning:  // qkv_proj + output_gate (as in_proj), the RMSNorm over inner
+      params = checked_add(params, ssm.inner);
+      break;
     case SsmKind::mamba1:
       // x_proj -> dt, B, C; dt_proj (+bias); A_log [inner, N]; D; Jamba's dt/B/C RMSNorms.
       params = checked_add(params, linear(ssm.inner, ssm.dt_rank + 2 * ssm.state, false));

@@ -201,6 +201,10 @@ LayerGraph build_layer_graph(const ModelDescription& model, std::int64_t seq_len
         } else if (ssm.kind == SsmKind::short_conv) {
           op = "ShortConv";
           detail = fmt::format("{} channels, conv {}", ssm.inner, ssm.conv_kernel);
+        } else if (ssm.kind == SsmKind::lightning) {
+          op = "LightningAttention";
+          detail = fmt::format("{} heads x {}, state {} x {}", ssm.num_heads, ssm.head_dim,
+                               ssm.head_dim, ssm.state);
         }
         nodes.push_back({fmt::format("{}.{}", prefix, block.single_mixer ? "mixer" : ssm.name), op,
                          detail, component.empty() ? "ssm" : component, stack.name, layer,

@@ -67,6 +67,7 @@ std::string hybrid_summary(const Stack& stack) {
                          : block.ssm->kind == SsmKind::mamba2     ? "Mamba-2"
                          : block.ssm->kind == SsmKind::kimi_delta ? "KDA"
                          : block.ssm->kind == SsmKind::short_conv ? "short conv"
+                         : block.ssm->kind == SsmKind::lightning  ? "lightning attention"
                                                                   : "gated DeltaNet";
       ++ssm[kind];
     }

@@ -123,7 +123,8 @@ struct Mlp {
 /// A state-space mixer (Mamba). Its state per sequence is fixed, whatever the context length.
 enum class SsmKind {
   mamba1,  ///< in_proj, conv1d, x_proj, dt_proj, A_log [d_inner, N], D, out_proj
-  mamba2,  ///< in_proj (z, xBC, dt), conv1d over xBC, A_log/D/dt_bias per head, gated norm, out_proj
+  mamba2,  ///< in_proj (z, xBC, dt), conv1d over xBC, A_log/D/dt_bias per head, gated norm,
+           ///< out_proj
   /// Gated DeltaNet (Qwen3-Next, Qwen3.5 linear_attention layers): in_proj to q, k, v, z and two
   /// per-head gates (b, a); conv1d over q, k, v; A_log and dt_bias per value head; a gated
   /// RMSNorm of one head's width; out_proj. Mapped onto the fields below as: num_heads = value
@@ -144,6 +145,11 @@ enum class SsmKind {
   /// config's conv_bias. The only per-sequence state is the conv's last conv_kernel - 1 inputs;
   /// num_heads = state = 0.
   short_conv,
+  /// MiniMax's lightning attention (linear attention with a fixed per-head decay, MiniMax-01 /
+  /// M1): qkv_proj [3 x inner, hidden], output_gate [inner, hidden], an RMSNorm over inner,
+  /// out_proj [hidden, inner]; no convolution, no learned decay. num_heads x head_dim = inner and
+  /// state = head_dim, so the recurrent state per layer is heads x head_dim x head_dim.
+  lightning,
 };
 
 struct Ssm {
@@ -172,6 +178,7 @@ struct Ssm {
   /// Channels the causal conv runs over (mamba2: x, B, C; delta nets: q, k, v; mamba1: x;
   /// short_conv: B*x).
   std::int64_t conv_channels() const {
+    if (kind == SsmKind::lightning) return 0;
     return kind == SsmKind::mamba1 || kind == SsmKind::short_conv ? inner
                                                                   : inner + 2 * groups * state;
   }
@@ -184,6 +191,8 @@ struct Ssm {
       // q, k, v, b_proj and the two gates' down projections (every Linear reading the hidden state)
       case SsmKind::kimi_delta: return conv_channels() + num_heads + 2 * head_dim;
       case SsmKind::short_conv: return 3 * inner;  // B, C, x
+      case SsmKind::lightning:
+        return 4 * inner;  // q, k, v and the output gate
     }
     return 0;
   }

@@ -186,6 +186,7 @@ ModelDescription build_aya_vision(const ConfigReader& config);
 ModelDescription build_glm5_next(const ConfigReader& config);
 ModelDescription build_deepseek_v4(const ConfigReader& config);
 ModelDescription build_longcat_flash(const ConfigReader& config);
+ModelDescription build_minimax(const ConfigReader& config);
 
 // ---- helpers ----
 Norm rms_norm(std::string name, std::int64_t dim);
