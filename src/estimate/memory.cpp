@@ -265,8 +265,7 @@ std::int64_t kv_values_per_token(const Attention& attention, const KvSplit& spli
 // One token's cache bytes in one layer's attention on one tensor-parallel rank. The values of
 // kv_values_per_token at the cache's dtype, except under sparse MLA (a DeepSeek-V3.2 lightning
 // indexer beside the latent, cached as the model's reference code and vLLM cache it):
-//  - the indexer's key is FP8 with an F32 scale per 128 values (the reference Indexer's k_cache
-//    + k_scale_cache, vLLM's DeepseekV32IndexerCache: 132 bytes for 128), whatever the dtype;
+//  - the indexer's key (index_key_bytes), whatever the dtype;
 //  - an FP8 latent row is FlashMLA's sparse format (vLLM's fp8_ds_mla): the latent in FP8 with
 //    an F32 scale per 128 values, the rope key in BF16 (656 bytes for 512 + 64).
 std::int64_t kv_row_bytes(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {
@@ -280,9 +279,7 @@ std::int64_t kv_row_bytes(const Attention& attention, Dtype kv_dtype, const KvSp
       kv_dtype == Dtype::fp8
           ? m.kv_lora_rank + 4 * ceil_div(m.kv_lora_rank, 128) + 2 * m.qk_rope_head_dim
           : bytes_for(values, kv_dtype);
-  const std::int64_t index_key =
-      attention.indexer->head_dim + 4 * ceil_div(attention.indexer->head_dim, 128);
-  return row + index_key;
+  return row + index_key_bytes(*attention.indexer);
 }
 
 }  // namespace
@@ -635,6 +632,11 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
         return layer;
       },
       "the KV cache");
+}
+
+// The reference Indexer's k_cache + k_scale_cache; vLLM's DeepseekV32IndexerCache.
+std::int64_t index_key_bytes(const SparseIndexer& indexer) {
+  return indexer.head_dim + 4 * ceil_div(indexer.head_dim, 128);
 }
 
 std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split) {

@@ -407,6 +407,8 @@ std::string kv_line(const Report& report) {
     std::int64_t cached = 0;
     std::int64_t pooled = 0;
     std::int64_t indexed = 0;
+    std::int64_t index_keys = 0;  // sparse MLA layers, and one's index key bytes
+    std::int64_t index_key_size = 0;
     std::int64_t pooled_state = 0;
     std::vector<std::int64_t> ratios;
     for (const Block& block : stack.blocks) {
@@ -419,17 +421,25 @@ std::string kv_line(const Report& report) {
         }
       }
       if (block.attention.kind == AttentionKind::mla) ++mla;
+      if (block.attention.indexer) {
+        ++index_keys;
+        index_key_size = index_key_bytes(*block.attention.indexer);
+      }
       if (block.attention.kind == AttentionKind::mla ||
           block.attention.kind == AttentionKind::standard) {
         ++cached;
         if (block.attention.sliding_window > 0) ++windowed;
       }
     }
-    kinds += fmt::format("{}{} of {} {} layers cache K/V{}{}", kinds.empty() ? "" : "; ", cached,
-                         stack.blocks.size(), stack.name,
-                         mla > 0 ? fmt::format(" ({} as an MLA latent)", mla) : std::string(),
-                         windowed > 0 ? fmt::format(", {} capped at their window", windowed)
-                                      : std::string());
+    kinds += fmt::format(
+        "{}{} of {} {} layers cache K/V{}{}", kinds.empty() ? "" : "; ", cached,
+        stack.blocks.size(), stack.name,
+        mla > 0 ? fmt::format(" ({} as an MLA latent{})", mla,
+                              index_keys > 0 ? fmt::format(", {} with a {}-byte FP8 index key",
+                                                           index_keys, index_key_size)
+                                             : std::string())
+                : std::string(),
+        windowed > 0 ? fmt::format(", {} capped at their window", windowed) : std::string());
     if (pooled > 0) {
       std::sort(ratios.begin(), ratios.end());
       kinds += fmt::format(

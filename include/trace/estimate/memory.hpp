@@ -260,6 +260,10 @@ std::int64_t sequence_cache_bytes(const ModelDescription& model, std::int64_t co
 /// One layer's KV cache bytes per token on one tensor-parallel rank (0 for layers without a
 /// cache: linear attention, none).
 std::int64_t kv_bytes_per_token(const Attention& attention, Dtype kv_dtype, const KvSplit& split);
+
+/// Bytes a lightning indexer caches per token, whatever the KV cache's dtype: its key in FP8 with
+/// an F32 scale per 128 values (DeepSeek-V3.2's reference Indexer; vLLM: 132 for 128).
+std::int64_t index_key_bytes(const SparseIndexer& indexer);
 /// One SSM layer's state (conv + recurrent) for one sequence on one of `tp` ranks.
 std::int64_t ssm_layer_state_bytes(const Ssm& ssm, Dtype ssm_dtype, std::int64_t conv_state_bytes,
                                    std::int64_t tp);
