@@ -622,7 +622,8 @@ std::int64_t kv_cache_bytes(const ModelDescription& model, std::int64_t context,
           layer = checked_add(layer, bytes_for(checked_mul(row + pooled->index_key_dim,
                                                            context / pooled->ratio, "the KV cache"),
                                                kv_dtype));
-          layer = checked_add(layer, 4 * pooled->state_fp32_values, "the KV cache");
+          layer = checked_add(layer, 4 * pooled->state_fp32_values(block.attention.head_dim),
+                              "the KV cache");
         }
         if (block.cross_attention) {
           layer = checked_add(layer,

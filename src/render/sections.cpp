@@ -415,7 +415,7 @@ std::string kv_line(const Report& report) {
       if (const auto& kv = block.attention.compressed_kv) {
         ++pooled;
         if (kv->index_key_dim > 0) ++indexed;
-        pooled_state += 4 * kv->state_fp32_values;
+        pooled_state += 4 * kv->state_fp32_values(block.attention.head_dim);
         if (std::find(ratios.begin(), ratios.end(), kv->ratio) == ratios.end()) {
           ratios.push_back(kv->ratio);
         }

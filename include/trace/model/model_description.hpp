@@ -64,7 +64,14 @@ struct CompressedKv {
   std::int64_t index_heads = 0;  ///< 0: no indexer, every pooled row is attended
   std::int64_t index_key_dim = 0;
   std::int64_t index_topk = 0;
-  std::int64_t state_fp32_values = 0;  ///< compressors' kv_state + score_state per sequence
+
+  /// The compressors' kv_state + score_state one sequence holds for rows of `row_dim`: [c ratio,
+  /// c row_dim] each, c = 2 where the windows overlap (ratio 4); the indexer's compressor too.
+  std::int64_t state_fp32_values(std::int64_t row_dim) const {
+    const std::int64_t overlap = ratio == 4 ? 2 : 1;
+    const std::int64_t width = row_dim + (index_heads > 0 ? index_key_dim : 0);
+    return 2 * (overlap * ratio) * (overlap * width);
+  }
 };
 
 struct Attention {

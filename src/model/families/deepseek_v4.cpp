@@ -312,20 +312,15 @@ ModelDescription build_deepseek_v4(const ConfigReader& config) {
     index_dim = config.require_int({"index_head_dim"}, 1, k_max_width);
     index_topk = config.require_int({"index_topk"}, 1, k_max_positions);
   }
-  // What a layer of each ratio caches beyond its window, and its compressors' F32 decode state:
-  // kv_state + score_state of [c r, c d] each (c = 2 for the overlapping ratio 4), the indexer's
-  // compressor too (reference Compressor / Indexer).
+  // What a layer of each ratio caches beyond its window (reference Compressor / Indexer).
   const auto compressed_kv = [&](std::int64_t ratio) -> std::optional<CompressedKv> {
     if (ratio == 0) return std::nullopt;
-    const std::int64_t c = ratio == 4 ? 2 : 1;
     CompressedKv kv;
     kv.ratio = ratio;
-    kv.state_fp32_values = checked_product({2, c * ratio, c * head_dim}, "the compressor state");
     if (ratio == 4) {
       kv.index_heads = index_heads;
       kv.index_key_dim = index_dim;
       kv.index_topk = index_topk;
-      kv.state_fp32_values += checked_product({2, 2 * 4, 2 * index_dim}, "the compressor state");
     }
     return kv;
   };
