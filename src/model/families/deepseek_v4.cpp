@@ -27,6 +27,7 @@
 // routing, compress_ratios[num_hidden_layers + i]) plus e_proj, h_proj [H, H], enorm, hnorm,
 // norm and its own hc_head_*; embedding and head are the backbone's.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "../quantization.hpp"
 #include "family.hpp"
@@ -82,12 +83,6 @@ std::int64_t compressor_params(std::int64_t ratio, std::int64_t dim, std::int64_
   const std::int64_t width = (ratio == 4 ? 2 : 1) * dim;
   return checked_add(checked_add(checked_mul(ratio, width), dim),
                      checked_product({2, width, hidden}, "the compressor parameters"));
-}
-
-std::string join(const std::vector<std::int64_t>& layers) {
-  std::string out;
-  for (const std::int64_t layer : layers) out += fmt::format("{}{}", out.empty() ? "" : ",", layer);
-  return out;
 }
 
 // Accumulates StoredTensorRuns, one per dtype and role.
@@ -385,16 +380,16 @@ ModelDescription build_deepseek_v4(const ConfigReader& config) {
         checked_mul(layers, attention_rest));
   if (!csa.empty()) {
     const auto n = static_cast<std::int64_t>(csa.size());
-    extra(fmt::format("layers.{{{}}}.attn.compressor (ratio 4)", join(csa)), "attention",
+    extra(fmt::format("layers.{{{}}}.attn.compressor (ratio 4)", fmt::join(csa, ",")), "attention",
           "Compressor", checked_mul(n, compressor_params(4, head_dim, hidden)));
-    extra(fmt::format("layers.{{{}}}.attn.indexer", join(csa)), "attention", "Indexer",
+    extra(fmt::format("layers.{{{}}}.attn.indexer", fmt::join(csa, ",")), "attention", "Indexer",
           checked_mul(n, indexer_params));
     compressor_f32 += n * (4 * 2 * head_dim + 4 * 2 * index_dim);
   }
   if (!hca.empty()) {
     const auto n = static_cast<std::int64_t>(hca.size());
-    extra(fmt::format("layers.{{{}}}.attn.compressor (ratio 128)", join(hca)), "attention",
-          "Compressor", checked_mul(n, compressor_params(128, head_dim, hidden)));
+    extra(fmt::format("layers.{{{}}}.attn.compressor (ratio 128)", fmt::join(hca, ",")),
+          "attention", "Compressor", checked_mul(n, compressor_params(128, head_dim, hidden)));
     compressor_f32 += n * 128 * head_dim;
   }
   if (hash_layers > 0) {
@@ -447,8 +442,8 @@ ModelDescription build_deepseek_v4(const ConfigReader& config) {
   model.notes.push_back(fmt::format(
       "attention layers by compress_ratios: {} sliding-window only (ratio 0), {} with a ratio-4 "
       "compressor and indexer (layers {}), {} with a ratio-128 compressor (layers {})",
-      layers - static_cast<std::int64_t>(csa.size() + hca.size()), csa.size(), join(csa),
-      hca.size(), join(hca)));
+      layers - static_cast<std::int64_t>(csa.size() + hca.size()), csa.size(), fmt::join(csa, ","),
+      hca.size(), fmt::join(hca, ",")));
   model.notes.push_back(fmt::format(
       "the attention is shown as MLA with q_lora {} and one {}-wide key/value row per token "
       "(kv_lora 0, qk 0+{}): trace has no kind for DeepSeek-V4's shared-KV attention, whose head "
