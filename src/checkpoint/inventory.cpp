@@ -946,6 +946,7 @@ private:
         add(name + ".weight", {r, c}, "F8_E4M3", true);
         add(name + ".weight_scale_inv", {ceil_div(r, q.block_rows), ceil_div(c, q.block_cols)},
             "F32", false);
+        if (q.static_activation_scale) add(name + ".activation_scale", {}, "F32", false);
         return;
       case QuantFormat::gptq:  // AutoGPTQ: input dimension packed into int32 rows
         add(name + ".qweight", {ceil_div(c, per_int32), r}, "I32", true, values);

@@ -4,6 +4,7 @@
 //              routers, embeddings, heads, norms and MTP projections stay BF16. Checked against
 //              DeepSeek-V3 (41,540,496 scales) and MiniMax-M2.5 (13,880,064).
 //  fp8_tensor  the same weights, one F32 scale each.
+//              Either fp8 with activation_scheme "static" adds an F32 activation_scale per weight.
 //  mxfp4       the MoE experts only (gpt-oss): U8 blocks of 2 values per byte + U8 scale per 32.
 //  gptq / awq  every Linear in the layers: I32-packed qweight, I32 qzeros and F16 scales per
 //              group (GPTQ also an I32 g_idx per input column).
@@ -553,6 +554,10 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
           break;
         case QuantFormat::modelopt:
         case QuantFormat::compressed_tensors: break;  // handled per module above
+      }
+      if (q.static_activation_scale &&
+          (q.format == QuantFormat::fp8_block || q.format == QuantFormat::fp8_tensor)) {
+        add("F32", m.count, 4);  // activation_scale
       }
       if (routed_expert) {
         storage.routed_expert_bytes += storage.bytes - expert_bytes_before;

@@ -24,6 +24,8 @@ public:
 
   const nlohmann::json& json() const { return m_object; }
   const std::string& model_type() const { return m_model_type; }
+  /// Where this object sits in config.json: "" at top level, "text_config" for a nested one.
+  const std::string& path() const { return m_path; }
 
   /// True when the key is present and not null.
   bool has(std::string_view key) const;

@@ -380,6 +380,11 @@ std::optional<Quantization> parse_quantization(const ConfigReader& config) {
   Quantization quantization;
   quantization.method = *method;
   if (*method == "fp8") {
+    const std::string scheme = q.optional_string("activation_scheme").value_or("dynamic");
+    if (scheme != "dynamic" && scheme != "static") {
+      q.fail("activation_scheme", fmt::format("= \"{}\" is neither dynamic nor static", scheme));
+    }
+    quantization.static_activation_scale = scheme == "static";
     if (q.has("weight_block_size")) {
       const nlohmann::json& block = q.json().at("weight_block_size");
       if (!block.is_array() || block.size() != 2 || !block[0].is_number_integer() ||

@@ -386,6 +386,9 @@ struct Quantization {
   std::int64_t bits = 4;            ///< gptq / awq
   std::int64_t group_size = 128;    ///< gptq / awq; -1 = one group per column
   bool double_quant = false;        ///< bnb_4bit: bnb_4bit_use_double_quant
+  /// fp8 with activation_scheme "static": transformers' FP8Linear stores an F32 activation_scale
+  /// scalar beside each quantized weight (Ministral 3's FP8 uploads); dynamic stores none.
+  bool static_activation_scale = false;
   bool attention_quantized = true;  ///< false when modules_to_not_convert names self_attn
   /// Mamba / delta-net projections quantized too (a serving engine's own quantization, which
   /// takes every Linear: --quantize); a checkpoint's simple format leaves them at its dtype.

@@ -59,23 +59,57 @@ Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model) {
   return stack;
 }
 
+// Ministral3Config's defaults where they differ from MistralConfig's: head_dim 128 (an explicit
+// null is hidden / heads) and 8 KV heads (null: as many as the query heads). The sizes it
+// defaults like Mistral are the 8B's; trace requires them.
+nlohmann::json with_ministral3_defaults(nlohmann::json text, std::vector<std::string>& used) {
+  for (const auto& [key, value] : {std::pair<const char*, int>{"head_dim", 128},
+                                   std::pair<const char*, int>{"num_key_value_heads", 8}}) {
+    if (text.contains(key)) continue;
+    text[key] = value;
+    used.push_back(fmt::format("{} = {}", key, value));
+  }
+  return text;
+}
+
 }  // namespace
+
+// Ministral 3 (model_type ministral3: Ministral-3 3B / 8B / 14B text models): Mistral's tensors
+// exactly; its Llama-4-style query scaling (rope_parameters.llama_4_scaling_beta) is computed,
+// not learned, so it adds no parameter.
+ModelDescription build_ministral3(const ConfigReader& config) {
+  std::vector<std::string> used;
+  const nlohmann::json json = with_ministral3_defaults(config.json(), used);
+  ModelDescription model = build_mistral(ConfigReader(json, config.path(), config.model_type()));
+  model.family = "Ministral 3 (Mistral decoder; Llama-4 attention scaling, no extra tensors)";
+  if (!used.empty()) {
+    model.notes.push_back(fmt::format("Ministral3Config defaults used: {}", fmt::join(used, ", ")));
+  }
+  return model;
+}
 
 ModelDescription build_mistral3(const ConfigReader& config) {
   const ConfigReader text = config.child("text_config");
   const std::string text_type = text.optional_string("model_type").value_or("mistral");
-  if (text_type != "mistral") {
-    text.fail("model_type",
-              fmt::format("= \"{}\" is not supported inside mistral3 yet (supported: mistral)",
-                          text_type));
+  if (text_type != "mistral" && text_type != "ministral3") {
+    text.fail("model_type", fmt::format("= \"{}\" is not supported inside mistral3 yet "
+                                        "(supported: mistral, ministral3)",
+                                        text_type));
   }
   nlohmann::json text_json = text.json();
-  if (!text.has("tie_word_embeddings") && config.has("tie_word_embeddings")) {
+  // Ministral 3 ties by text_config alone (the 3B ties, 8B and 14B do not), whatever the
+  // wrapper's own tie_word_embeddings (Mistral3Config defaults that to true).
+  if (!text.has("tie_word_embeddings") && config.has("tie_word_embeddings") &&
+      text_type == "mistral") {
     text_json["tie_word_embeddings"] = config.json().at("tie_word_embeddings");
   }
+  const ConfigReader text_reader(text_json, "text_config", config.model_type());
   ModelDescription model =
-      build_mistral(ConfigReader(text_json, "text_config", config.model_type()));
-  model.family = "Mistral 3 multimodal (Mistral text decoder + Pixtral vision tower + patch-merger projector)";
+      text_type == "ministral3" ? build_ministral3(text_reader) : build_mistral(text_reader);
+  model.family = fmt::format(
+      "Mistral 3 multimodal ({} text decoder + Pixtral vision tower + "
+      "patch-merger projector)",
+      text_type == "ministral3" ? "Ministral 3" : "Mistral");
   if (!text.has("tie_word_embeddings") && !config.has("tie_word_embeddings")) {
     model.notes.push_back(
         "tie_word_embeddings absent: MistralConfig default false (lm_head stored apart)");

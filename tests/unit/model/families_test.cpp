@@ -210,6 +210,11 @@ constexpr Golden k_golden[] = {
     {"llava-hf--llava-onevision-qwen2-0.5b-ov-hf.reconstructed.json", "llava_onevision",
      893'675'552},
     {"CohereForAI--aya-vision-8b.reconstructed.json", "aya_vision", 8'631'842'032},
+    // FlexOlmo-7x7B-1T: the index's total_parameters (all 7 experts route every token);
+    // Ministral-8B-Instruct-2410: the Hub's safetensors total, its config read as transformers'
+    // ministral type (the Hub's says mistral: same tensors). SOURCES-flex_olmo-ministral.md
+    {"allenai--FlexOlmo-7x7B-1T.reconstructed.json", "flex_olmo", 33'270'665'216},
+    {"mistralai--Ministral-8B-Instruct-2410.reconstructed.json", "ministral", 8'019'808'256},
 };
 
 std::string fixture_text(const std::string& fixture) {

@@ -93,7 +93,7 @@ TEST_CASE("mistral3: wrapper keys and errors", "[mistral3]") {
   }
   SECTION("an unsupported text model type is refused by name") {
     nlohmann::json config = base;
-    config["text_config"]["model_type"] = "ministral3";
+    config["text_config"]["model_type"] = "deepseek_v3";
     CHECK_THROWS_AS(trace::parse_model_config(config.dump()), trace::ConfigError);
     CHECK_THROWS_WITH(trace::parse_model_config(config.dump()),
                       Catch::Contains("text_config.model_type"));
