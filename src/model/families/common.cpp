@@ -112,6 +112,9 @@ std::vector<std::int64_t> resolve_windows(const ConfigReader& config, std::int64
       case WindowRule::Pattern::all: sliding = true; break;
       case WindowRule::Pattern::alternate_even_sliding: sliding = i % 2 == 0; break;
       case WindowRule::Pattern::every_nth_global: sliding = (i + 1) % rule.parameter != 0; break;
+      case WindowRule::Pattern::first_of_n_global:
+        sliding = i % rule.parameter != 0;
+        break;
       case WindowRule::Pattern::from_layer: sliding = i >= rule.parameter; break;
     }
     if (sliding) windows[static_cast<std::size_t>(i)] = rule.window;

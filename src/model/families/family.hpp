@@ -142,6 +142,10 @@ ModelDescription build_nemotron(const ConfigReader& config);
 ModelDescription build_gpt_neo(const ConfigReader& config);
 ModelDescription build_llava(const ConfigReader& config);
 ModelDescription build_llava_next(const ConfigReader& config);
+ModelDescription build_llava_next_video(const ConfigReader& config);
+ModelDescription build_helium(const ConfigReader& config);
+ModelDescription build_cwm(const ConfigReader& config);
+ModelDescription build_vaultgemma(const ConfigReader& config);
 ModelDescription build_paligemma(const ConfigReader& config);
 ModelDescription build_idefics3(const ConfigReader& config);
 ModelDescription build_mpt(const ConfigReader& config);
@@ -242,8 +246,15 @@ Attention self_attention(std::int64_t hidden, const HeadShape& shape, bool qkv_b
 /// `is_sliding(layer_index)` decides, with `window` as the size.
 struct WindowRule {
   std::int64_t window = 0;  ///< 0: no sliding layers
-  enum class Pattern { none, all, alternate_even_sliding, every_nth_global, from_layer } pattern =
-      Pattern::none;
+  /// every_nth_global: layers n-1, 2n-1, ... are global; first_of_n_global: layers 0, n, 2n, ...
+  enum class Pattern {
+    none,
+    all,
+    alternate_even_sliding,
+    every_nth_global,
+    first_of_n_global,
+    from_layer
+  } pattern = Pattern::none;
   std::int64_t parameter = 0;  ///< n for every_nth_global, first sliding layer for from_layer
 };
 std::vector<std::int64_t> resolve_windows(const ConfigReader& config, std::int64_t layers,

@@ -10,7 +10,7 @@ namespace trace::family {
 
 namespace {
 
-enum class Generation { gemma1, gemma2, gemma3 };
+enum class Generation { gemma1, gemma2, gemma3, vault };
 
 ModelDescription build_gemma_like(const ConfigReader& config, Generation generation) {
   ModelDescription model;
@@ -33,6 +33,11 @@ ModelDescription build_gemma_like(const ConfigReader& config, Generation generat
   switch (generation) {
     case Generation::gemma1:
       model.family = "Gemma (decoder-only, RoPE, RMSNorm, GeGLU, tied embeddings)";
+      break;
+    case Generation::vault:
+      model.family = "VaultGemma (Gemma 2 without the post-norms; o_proj biased with q/k/v)";
+      rule = {config.int_or({"sliding_window"}, 0, 0, k_max_positions),
+              WindowRule::Pattern::alternate_even_sliding, 0};
       break;
     case Generation::gemma2:
       model.family = "Gemma 2 (decoder-only, RoPE, 4 RMSNorms per layer, GeGLU, local/global)";
@@ -64,6 +69,13 @@ ModelDescription build_gemma_like(const ConfigReader& config, Generation generat
       block.attention.k_norm = rms_norm("k_norm", shape.head_dim);
     }
     block.mlp = Mlp{MlpKind::gated, activation, hidden, intermediate, false, false, false};
+    if (generation == Generation::vault) {
+      // VaultGemmaDecoderLayer deletes post_attention_layernorm and post_feedforward_layernorm.
+      block.norms = {rms_norm("input_layernorm", hidden),
+                     rms_norm("pre_feedforward_layernorm", hidden)};
+      stack.blocks.push_back(std::move(block));
+      continue;
+    }
     block.norms = {rms_norm("input_layernorm", hidden), rms_norm("post_attention_layernorm", hidden)};
     if (generation != Generation::gemma1) {
       block.norms.push_back(rms_norm("pre_feedforward_layernorm", hidden));
@@ -80,6 +92,11 @@ ModelDescription build_gemma_like(const ConfigReader& config, Generation generat
 
 ModelDescription build_gemma(const ConfigReader& config) {
   return build_gemma_like(config, Generation::gemma1);
+}
+
+// VaultGemma (google/vaultgemma-1b): transformers models/vaultgemma/modular_vaultgemma.py.
+ModelDescription build_vaultgemma(const ConfigReader& config) {
+  return build_gemma_like(config, Generation::vault);
 }
 
 ModelDescription build_gemma2(const ConfigReader& config) {

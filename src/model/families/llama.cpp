@@ -1,6 +1,8 @@
 // The Llama lineage: pre-norm decoder, RMSNorm, RoPE, SwiGLU MLP, optional GQA.
 // llama (Llama 2/3.x, SmolLM2, TinyLlama, CodeLlama, Yi), mistral, qwen2, qwen3, olmo2, olmo3.
 // Tensor lists: transformers models/<type>/modeling_<type>.py.
+#include <fmt/format.h>
+
 #include "family.hpp"
 
 namespace trace::family {
@@ -92,6 +94,46 @@ ModelDescription build_olmo2(const ConfigReader& config) {
   variant.qk_norm = DecoderLayout::QkNorm::full_width;
   variant.post_norms = true;
   return build_llama_like(config, variant);
+}
+
+// Helium (kyutai/helium-1-preview-2b, helium-1-2b): Llama's layer whose o_proj is always
+// Linear(hidden, hidden) without a bias, whatever attention_bias says (q/k/v follow it).
+// Tensor list: transformers models/helium/modular_helium.py.
+ModelDescription build_helium(const ConfigReader& config) {
+  LlamaVariant variant;
+  variant.family = "Helium (decoder-only, RoPE, RMSNorm, SwiGLU; o_proj never biased)";
+  variant.qkv_bias = config.bool_or("attention_bias", false);
+  variant.mlp_bias = config.bool_or("mlp_bias", false);
+  ModelDescription model = build_llama_like(config, variant);
+  const Attention& attention = model.stacks.front().blocks.front().attention;
+  if (attention.num_heads * attention.head_dim != model.hidden_size) {
+    config.fail("head_dim",
+                fmt::format("x num_attention_heads = {} is not hidden_size {}: "
+                            "Helium's o_proj maps hidden_size to hidden_size",
+                            attention.num_heads * attention.head_dim, model.hidden_size));
+  }
+  return model;
+}
+
+// Code World Model (facebook/cwm): Llama's layer with q/k/v/o never biased (CwmConfig drops
+// attention_bias) and interleaved windows: layer_types, else layers 0, 4, 8, ... global and the
+// rest sliding over sliding_window (default 8192). Tensor list: transformers models/cwm/.
+ModelDescription build_cwm(const ConfigReader& config) {
+  LlamaVariant variant;
+  variant.family = "Code World Model (decoder-only, RoPE, RMSNorm, SwiGLU, 3 local : 1 global)";
+  variant.mlp_bias = config.bool_or("mlp_bias", false);
+  variant.windows = {sliding_window_with_default(config, 8192),
+                     WindowRule::Pattern::first_of_n_global, 4};
+  ModelDescription model = build_llama_like(config, variant);
+  if (config.bool_or("attention_bias", false)) {
+    model.notes.push_back("attention_bias ignored: CwmConfig removes it, no projection is biased");
+  }
+  note_defaults(model, config, "CwmConfig",
+                {{"sliding_window", "8192"}, {"tie_word_embeddings", "false"}});
+  if (!config.has("layer_types")) {
+    model.notes.push_back("CwmConfig default used: layers 0, 4, 8, ... global, the rest sliding");
+  }
+  return model;
 }
 
 // OLMo 3 (Olmo-3-1025-7B, Olmo-3-1125-32B): the OLMo 2 layout with sliding-window layers.

@@ -315,6 +315,32 @@ ModelDescription build_llava_next(const ConfigReader& config) {
                         "LlavaNextConfig", "llama", "-2", -2, false, true});
 }
 
+// LLaVA-NeXT-Video (llava-hf/LLaVA-NeXT-Video-7B-hf): LLaVA-NeXT's tensors plus the video
+// pooler (LlavaNextVideoPooler), which holds a Conv2d(vision width -> spatial_pool_out_channels,
+// kernel = stride = spatial_pool_stride) only in spatial_pool_mode "conv"; "average" and "max"
+// (every published model: average) hold nothing.
+// Tensor list: transformers models/llava_next_video/modular_llava_next_video.py.
+ModelDescription build_llava_next_video(const ConfigReader& config) {
+  ModelDescription model = build_wrapper(
+      config,
+      {"LLaVA-NeXT-Video (text decoder + CLIP ViT, image tiles and pooled video frames, MLP "
+       "projector)",
+       "LlavaNextVideoConfig", "llama", "-2", -2, false, true});
+  const std::string mode = config.optional_string("spatial_pool_mode").value_or("average");
+  if (mode == "conv") {
+    const std::int64_t vision =
+        config.child("vision_config").require_int({"hidden_size"}, 1, k_max_width);
+    const std::int64_t stride = config.int_or({"spatial_pool_stride"}, 2, 1, 64);
+    const std::int64_t out = config.int_or({"spatial_pool_out_channels"}, vision, 1, k_max_width);
+    model.extra_parameters.push_back(
+        {"vision_resampler.pool", "vision", "Conv2d",
+         checked_add(checked_product({vision, out, stride, stride}), out)});
+  } else if (mode != "average" && mode != "max") {
+    config.fail("spatial_pool_mode", fmt::format("= \"{}\"; expected average, max or conv", mode));
+  }
+  return model;
+}
+
 ModelDescription build_llava_onevision(const ConfigReader& config) {
   // LlavaOnevisionConfig defaults vision_feature_select_strategy to "full", which keeps every
   // patch; the check in build_wrapper accepts either value, and neither sizes a tensor.

@@ -215,6 +215,14 @@ constexpr Golden k_golden[] = {
     // ministral type (the Hub's says mistral: same tensors). SOURCES-flex_olmo-ministral.md
     {"allenai--FlexOlmo-7x7B-1T.reconstructed.json", "flex_olmo", 33'270'665'216},
     {"mistralai--Ministral-8B-Instruct-2410.reconstructed.json", "ministral", 8'019'808'256},
+    // Hand-derived, no exact published figure (SOURCES-llama-variants-2.md): CWM ("32B"),
+    // VaultGemma ("1B"), Helium-1-preview ("2B"); LLaVA-NeXT-Video-7B is llava-1.5-7b's header
+    // count 7,063,427,072 plus its image_newline [4096] (average pooling holds no tensor).
+    {"facebook--cwm.reconstructed.json", "cwm", 32'581'097'472},
+    {"google--vaultgemma-1b.reconstructed.json", "vaultgemma", 1'038'741'120},
+    {"kyutai--helium-1-preview-2b.reconstructed.json", "helium", 2'172'643'840},
+    {"llava-hf--LLaVA-NeXT-Video-7B-hf.reconstructed.json", "llava_next_video",
+     7'063'427'072 + 4096},
 };
 
 std::string fixture_text(const std::string& fixture) {

@@ -132,3 +132,44 @@ TEST_CASE("Baichuan2: RoPE at 7B, ALiBi at 13B, same tensor formula", "[families
   CHECK(thirteen.max_position_embeddings == 4096);  // model_max_length
   CHECK(trace::count_parameters(thirteen).total == 13'896'668'160);
 }
+
+TEST_CASE("CWM, Helium, VaultGemma, LLaVA-NeXT-Video: the tensors each changes", "[families]") {
+  // CWM: H 6144, 64 layers, 48 / 8 heads x 128, I 21504, vocab 128,256 untied; never biased.
+  constexpr std::int64_t cwm_layer =
+      2 * 6144LL * 6144 + 2 * 1024LL * 6144 + 3 * 6144LL * 21'504 + 2 * 6144;
+  nlohmann::json cwm = fixture_json("facebook--cwm.reconstructed.json");
+  CHECK(total_of(cwm) == 64 * cwm_layer + 2 * 128'256LL * 6144 + 6144);
+  cwm["attention_bias"] = true;  // CwmConfig removes the key: still no bias
+  CHECK(total_of(cwm) == 64 * cwm_layer + 2 * 128'256LL * 6144 + 6144);
+  // Layers 0, 4, ..., 60 global, the other 48 slide over 8192: at 100,000 tokens,
+  // (16 x 100,000 + 48 x 8,192) rows of 2 x 8 x 128 bf16 values.
+  const trace::ModelDescription cwm_model = trace::parse_model_config(cwm.dump());
+  CHECK(cwm_model.stacks[0].blocks[0].attention.sliding_window == 0);
+  CHECK(cwm_model.stacks[0].blocks[1].attention.sliding_window == 8192);
+  CHECK(trace::kv_cache_bytes(cwm_model, 100'000, trace::Dtype::bf16) ==
+        (16LL * 100'000 + 48LL * 8192) * 2 * 8 * 128 * 2);
+
+  // Helium: o_proj [H, H] never biased, q/k/v follow attention_bias (H 2560, 20 heads x 128).
+  nlohmann::json helium = fixture_json("kyutai--helium-1-preview-2b.reconstructed.json");
+  const std::int64_t helium_total = total_of(helium);
+  helium["attention_bias"] = true;
+  CHECK(total_of(helium) == helium_total + 24 * 3 * 2560);
+  helium["head_dim"] = 64;  // 20 x 64 != 2560: Helium's o_proj could not take it
+  CHECK_THROWS_AS(total_of(helium), trace::ConfigError);
+
+  // VaultGemma: two norms per layer; o_proj biased with q/k/v (4 x 256 = 1024 wide, H 1152).
+  nlohmann::json vault = fixture_json("google--vaultgemma-1b.reconstructed.json");
+  const trace::ModelDescription vault_model = trace::parse_model_config(vault.dump());
+  CHECK(vault_model.stacks[0].blocks[0].norms.size() == 2);
+  const std::int64_t vault_total = total_of(vault);
+  vault["attention_bias"] = true;
+  CHECK(total_of(vault) == vault_total + 26 * (3 * 1024 + 1152));
+
+  // LLaVA-NeXT-Video: a conv pooler only in spatial_pool_mode "conv" (1024 -> 1024, 2 x 2).
+  nlohmann::json video = fixture_json("llava-hf--LLaVA-NeXT-Video-7B-hf.reconstructed.json");
+  const std::int64_t video_total = total_of(video);
+  video["spatial_pool_mode"] = "conv";
+  CHECK(total_of(video) == video_total + 1024LL * 1024 * 4 + 1024);
+  video["spatial_pool_mode"] = "bilinear";
+  CHECK_THROWS_AS(total_of(video), trace::ConfigError);
+}
