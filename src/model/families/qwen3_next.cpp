@@ -26,6 +26,8 @@
 // tests/data/configs/SOURCES-qwen3-next.md and docs/parameters.md section 9.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "family.hpp"
 #include "trace/error.hpp"
 
@@ -166,6 +168,18 @@ ModelDescription build_hybrid_text(const ConfigReader& config, FfnKind ffn, bool
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
+  if (qwen3_5) {
+    // Qwen3.5's own uploads (4B, 9B, 27B, 397B-A17B: their index total_sizes) keep each DeltaNet's
+    // A_log and gated norm in F32; Qwen3.6-35B-A3B's and later ones store them at BF16, as
+    // trace's bytes assume. Nothing in config.json tells the two apart, so it is a note.
+    const auto linear_layers = static_cast<std::int64_t>(
+        std::count(types.begin(), types.end(), std::string("linear_attention")));
+    model.notes.push_back(fmt::format(
+        "Qwen3.5's own uploads store each DeltaNet's A_log [{}] and norm [{}] in F32: {} bytes "
+        "more than the storage shown (Qwen3.6 and later uploads: BF16, as shown)",
+        delta.num_heads, delta.head_dim,
+        checked_product({2, linear_layers, delta.num_heads + delta.head_dim})));
+  }
 
   // MTP.
   std::int64_t depths = 0;

@@ -9,6 +9,7 @@
 #include "trace/error.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
 
 namespace {
@@ -87,6 +88,30 @@ TEST_CASE("Qwen3.5-27B: 27,781,427,952 with MTP and vision tower", "[qwen3_5][go
   CHECK(trace::ssm_state_bytes(model, trace::Dtype::fp32, 2) ==
         48LL * (48 * 128 * 128 * 4 + 3 * 10'240 * 2));
   CHECK(trace::effective_ssm_dtype(model, trace::MemoryAssumptions{}) == trace::Dtype::fp32);
+}
+
+TEST_CASE("Qwen3.5's uploads: BF16 but each DeltaNet's A_log and norm in F32",
+          "[qwen3_5][storage]") {
+  // The published index total_sizes: Qwen3.5-27B 55,562,872,800 (an "official metadata subset"
+  // whose shard headers list linear_attn.A_log as F32 [48]) and Qwen3.5-9B 19,306,216,416 (Hub
+  // revision c2022362). Both exceed 2 bytes a parameter by 2 x (A_log + norm) x DeltaNet layers.
+  // trace's bytes take BF16 (as Qwen3.6 and later store them) and the note gives the difference.
+  const auto check = [](const char* name, std::int64_t layers, std::int64_t heads,
+                        std::int64_t published) {
+    INFO(name);
+    const trace::ModelDescription model = fixture(name);
+    const trace::ParameterCount count = trace::count_parameters(model);
+    const std::int64_t surplus = 2 * layers * (heads + 128);
+    CHECK(trace::estimate_storage(model, count).bytes == 2 * count.total);
+    CHECK(2 * count.total + surplus == published);
+    bool noted = false;
+    for (const std::string& note : model.notes) {
+      noted |= note.find(std::to_string(surplus) + " bytes more") != std::string::npos;
+    }
+    CHECK(noted);
+  };
+  check("Qwen--Qwen3.5-27B.json", 48, 48, 55'562'872'800);
+  check("Qwen--Qwen3.5-9B.reconstructed.json", 24, 32, 19'306'216'416);
 }
 
 TEST_CASE("Qwen3.5-9B: Hub total 9,653,104,368", "[qwen3_5][golden]") {
