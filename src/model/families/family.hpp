@@ -19,6 +19,9 @@ namespace trace::family {
 ModelDescription build_llama(const ConfigReader& config);
 ModelDescription build_mistral(const ConfigReader& config);
 ModelDescription build_mistral3(const ConfigReader& config);
+/// The Pixtral vision tower (mistral3.cpp) from a `pixtral` vision_config: patch_conv, ln_pre and
+/// RMSNorm / gated-MLP layers under vision_tower.*; no post-norm, no learned positions.
+Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model);
 ModelDescription build_ministral3(const ConfigReader& config);
 ModelDescription build_qwen2(const ConfigReader& config);
 ModelDescription build_qwen3(const ConfigReader& config);

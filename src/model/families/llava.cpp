@@ -194,8 +194,12 @@ ModelDescription build_wrapper(const ConfigReader& config, const WrapperKind& ki
                 fmt::format("= \"{}\"; transformers accepts \"default\" or \"full\"", strategy));
   }
 
-  Stack tower =
-      kind.siglip_tower ? siglip_vision_tower(config, model) : clip_vision_tower(config, model);
+  // Pixtral-12B's HF upload (mistral-community/pixtral-12b) is a llava with a Pixtral tower.
+  const bool pixtral = !kind.siglip_tower && config.has("vision_config") &&
+                       config.child("vision_config").optional_string("model_type") == "pixtral";
+  Stack tower = kind.siglip_tower ? siglip_vision_tower(config, model)
+                : pixtral         ? pixtral_tower(config.child("vision_config"), model)
+                                  : clip_vision_tower(config, model);
   const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
   const auto vision_layers = static_cast<std::int64_t>(tower.blocks.size());
   const FeatureLayers features = feature_layers(config, vision_layers, kind.default_feature_index);
@@ -206,17 +210,20 @@ ModelDescription build_wrapper(const ConfigReader& config, const WrapperKind& ki
   // The projector reads hidden states, which stop before post_layernorm; the layers past the
   // deepest one read do not run either. The checkpoint stores them all the same.
   // Hidden state k is the output of encoder layer k - 1 (0-based); state 0 is the embeddings.
-  std::string unused = "post_layernorm";
+  // (Pixtral's tower has no post_layernorm.)
+  const char* post = pixtral ? "" : " and post_layernorm";
+  std::string unused = pixtral ? "" : "post_layernorm";
   if (features.deepest == vision_layers - 1) {
-    unused = fmt::format("encoder layer {} and post_layernorm", vision_layers - 1);
+    unused = fmt::format("encoder layer {}{}", vision_layers - 1, post);
   } else if (features.deepest < vision_layers - 1) {
-    unused = fmt::format("encoder layers {} to {} and post_layernorm", features.deepest,
-                         vision_layers - 1);
+    unused = fmt::format("encoder layers {} to {}{}", features.deepest, vision_layers - 1, post);
   }
-  model.notes.push_back(fmt::format(
-      "vision tower: {} stored and counted but unused by the forward pass (the projector reads "
-      "hidden state {} of 0..{})",
-      unused, features.deepest, vision_layers));
+  if (!unused.empty()) {
+    model.notes.push_back(fmt::format(
+        "vision tower: {} stored and counted but unused by the forward pass (the projector "
+        "reads hidden state {} of 0..{})",
+        unused, features.deepest, vision_layers));
+  }
 
   const bool bias = config.bool_or("multimodal_projector_bias", true);
   const std::int64_t text_hidden = model.hidden_size;

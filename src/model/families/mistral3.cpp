@@ -20,8 +20,6 @@
 
 namespace trace::family {
 
-namespace {
-
 Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model) {
   const std::int64_t hidden = vision.require_int({"hidden_size"}, 1, k_max_width);
   const std::int64_t layers = vision.require_int({"num_hidden_layers"}, 1, k_max_layers);
@@ -58,6 +56,8 @@ Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model) {
   }
   return stack;
 }
+
+namespace {
 
 // Ministral3Config's defaults where they differ from MistralConfig's: head_dim 128 (an explicit
 // null is hidden / heads) and 8 KV heads (null: as many as the query heads). The sizes it

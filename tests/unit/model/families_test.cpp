@@ -223,6 +223,12 @@ constexpr Golden k_golden[] = {
     {"kyutai--helium-1-preview-2b.reconstructed.json", "helium", 2'172'643'840},
     {"llava-hf--LLaVA-NeXT-Video-7B-hf.reconstructed.json", "llava_next_video",
      7'063'427'072 + 4096},
+    // Pixtral-12B as llava with a Pixtral tower: Mistral-Nemo-2407's published 12,247,782,400 +
+    // the tower (patch_conv 1024 x 3 x 16 x 16, ln_pre, 24 x 16,779,264) + a biased projector
+    // 1024 -> 5120 -> 5120; hand-derived ("12B + 0.4B vision encoder"): SOURCES-llama-variants-2.md
+    {"mistral-community--pixtral-12b.reconstructed.json", "llava",
+     12'247'782'400 + (1024LL * 3 * 16 * 16 + 1024 + 24 * 16'779'264) +
+         (1024LL * 5120 + 5120 + 5120LL * 5120 + 5120)},
 };
 
 std::string fixture_text(const std::string& fixture) {
