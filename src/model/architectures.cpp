@@ -246,8 +246,10 @@ constexpr ArchitectureRow k_architectures[] = {
       "Kimi-VL-A3B-Instruct / -Thinking / -Thinking-2506 (MoonViT + DeepSeek-V3 "
       "layout MoE)"},
      family::build_kimi_vl},
-    {{"deepseek_vl_v2", "DeepSeek-VL2 Tiny / Small / base (SigLIP-SO400M + DeepSeek MoE)"},
+    {{"deepseek_vl_v2",
+      "DeepSeek-VL2 Tiny / Small / base (SigLIP-SO400M + DeepSeek MoE), DeepSeek-OCR (SAM + CLIP)"},
      family::build_deepseek_vl_v2},
+    {{"dots_ocr", "dots.ocr (Qwen2 text + dots_vit vision encoder)"}, family::build_dots_ocr},
     {{"smolvlm", "SmolVLM2-2.2B-Instruct, SmolVLM2-256M / 500M-Video-Instruct"},
      family::build_smolvlm},
     {{"llava_onevision", "LLaVA-OneVision Qwen2 0.5B / 7B / 72B (text + SigLIP ViT)"},

@@ -16,6 +16,18 @@
 //    patches (input_dim r^2 wide) before Linear -> GELU -> ... -> Linear(n_embed).
 //  - image_newline [n_embed] and view_seperator [n_embed] (the checkpoint's spelling) for
 //    tile_tag "2D".
+// DeepSeek-OCR (architectures DeepseekOCRForCausalLM, the same model_type; its vision_config.width
+// is an object of two sub-towers) swaps the SigLIP tower for DeepEncoder, every tensor under
+// model.*: sam_model, a SAM ViT-B (patch_embed Conv2d 3 -> w, 16 x 16 + bias; pos_embed
+// [1, 64, 64, w]; blocks of LayerNorms, qkv [3w, w] + bias, proj + bias, mlp.lin1 / lin2 (4w) +
+// bias and decomposed relative positions rel_pos_h / rel_pos_w [2 s - 1, w / heads] with s = 14
+// on windowed blocks and 64 on global_attn_indexes; neck Conv 1 x 1 w -> 256 and 3 x 3 256 -> 256
+// without bias, each followed by a LayerNorm2d; net_2 / net_3 3 x 3 convs to downsample_channels
+// without bias), and vision_model, a CLIP-L/14 at 224 (class_embedding, bias-free patch conv,
+// (224 / 14)^2 + 1 positions, pre_layrnorm, layers with a fused biased qkv_proj, out_proj, fc1 /
+// fc2 (4w) and LayerNorms; no post-norm). The projector reads CLIP's and SAM's features side by
+// side (input_dim = CLIP width + the last downsample channel count). The sub-towers' image size,
+// patch, window and MLP ratio are fixed in DeepSeek-OCR's code (deepencoder.py), not read.
 // Keys the config leaves out take VisionEncoderConfig / MlpProjectorConfig / DeepseekV2Config
 // defaults as the remote config classes set them (the published configs rely on several: no
 // vision heads or image_size, no projector type, and the base model's language_config has no
@@ -203,6 +215,93 @@ Stack vision_tower(const ConfigReader& vision, ModelDescription& model) {
   return stack;
 }
 
+// DeepSeek-OCR's DeepEncoder (see the header): returns the width the projector reads.
+std::int64_t add_deep_encoder(const ConfigReader& vision, ModelDescription& model) {
+  const ConfigReader towers = vision.child("width");
+  const ConfigReader sam = towers.child("sam_vit_b");
+  const ConfigReader clip = towers.child("clip-l-14-224");
+  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
+    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  };
+
+  // SAM ViT-B as build_sam_vit_b() fixes it: 1024-pixel images, 16-pixel patches, 14-patch
+  // windows, MLP ratio 4, a 256-channel neck.
+  constexpr std::int64_t sam_image = 1024;
+  constexpr std::int64_t sam_patch = 16;
+  constexpr std::int64_t sam_window = 14;
+  constexpr std::int64_t neck = 256;
+  const std::int64_t width = sam.require_int({"width"}, 1, k_max_width);
+  const std::int64_t layers = sam.require_int({"layers"}, 1, k_max_layers);
+  const std::int64_t heads = sam.require_int({"heads"}, 1, k_max_heads);
+  if (width % heads != 0)
+    sam.fail("heads", fmt::format("= {} does not divide width {}", heads, width));
+  const std::vector<std::int64_t> global = read_layer_list(sam, "global_attn_indexes", layers);
+  std::vector<std::int64_t> channels;
+  if (sam.json().contains("downsample_channels") &&
+      sam.json().at("downsample_channels").is_array()) {
+    for (const nlohmann::json& value : sam.json().at("downsample_channels")) {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
+          value.get<std::int64_t>() > k_max_width) {
+        sam.fail("downsample_channels", "must hold positive channel counts");
+      }
+      channels.push_back(value.get<std::int64_t>());
+    }
+  }
+  if (channels.empty()) sam.fail("downsample_channels", "must list the net_2 / net_3 channels");
+  const std::int64_t grid = sam_image / sam_patch;
+  const std::int64_t head_dim = width / heads;
+  extra("model.sam_model.patch_embed.proj", "Conv2d",
+        checked_add(checked_product({width, 3, sam_patch, sam_patch}), width));
+  extra("model.sam_model.pos_embed", "Parameter", checked_product({grid, grid, width}));
+  const auto global_blocks = static_cast<std::int64_t>(global.size());
+  extra(
+      "model.sam_model.blocks.*.attn.rel_pos_h / rel_pos_w", "Parameter",
+      checked_mul(2 * head_dim, checked_add(checked_mul(layers - global_blocks, 2 * sam_window - 1),
+                                            checked_mul(global_blocks, 2 * grid - 1))));
+  extra("model.sam_model.neck", "Conv2d",
+        checked_add(checked_mul(neck, width),
+                    checked_add(checked_product({neck, neck, 9}), 4 * neck)));
+  std::int64_t in = neck;
+  for (std::size_t i = 0; i < channels.size(); ++i) {
+    extra(fmt::format("model.sam_model.net_{}", i + 2), "Conv2d",
+          checked_product({channels[i], in, 9}));
+    in = channels[i];
+  }
+  Stack sam_stack = vit_encoder_stack("sam_model", layers, HeadShape{heads, heads, head_dim},
+                                      checked_mul(4, width), "gelu");
+  for (Block& block : sam_stack.blocks) {
+    block.attention.fused_qkv = true;
+    block.norms[0].name = "norm1";
+    block.norms[1].name = "norm2";
+  }
+  sam_stack.final_norm.reset();
+  model.stacks.push_back(std::move(sam_stack));
+
+  // CLIP-L/14 at 224, the projector reading its class token and patches.
+  const std::int64_t clip_width = clip.require_int({"width"}, 1, k_max_width);
+  const std::int64_t clip_layers = clip.require_int({"layers"}, 1, k_max_layers);
+  const std::int64_t clip_heads = clip.require_int({"heads"}, 1, k_max_heads);
+  const std::int64_t patch = clip.require_int({"patch_size"}, 1, 4096);
+  const std::int64_t image = clip.require_int({"image_size"}, patch, 1 << 20);
+  if (clip_width % clip_heads != 0) {
+    clip.fail("heads", fmt::format("= {} does not divide width {}", clip_heads, clip_width));
+  }
+  const std::int64_t positions = checked_add(checked_mul(image / patch, image / patch), 1);
+  extra("model.vision_model.embeddings.class_embedding", "Parameter", clip_width);
+  extra("model.vision_model.embeddings.patch_embedding", "Conv2d",
+        checked_product({clip_width, 3, patch, patch}));
+  extra("model.vision_model.embeddings.position_embedding", "Embedding",
+        checked_mul(positions, clip_width));
+  extra("model.vision_model.pre_layrnorm", "LayerNorm", 2 * clip_width);
+  Stack clip_stack = vit_encoder_stack("vision_model", clip_layers,
+                                       HeadShape{clip_heads, clip_heads, clip_width / clip_heads},
+                                       checked_mul(4, clip_width), "quick_gelu");
+  for (Block& block : clip_stack.blocks) block.attention.fused_qkv = true;
+  clip_stack.final_norm.reset();
+  model.stacks.push_back(std::move(clip_stack));
+  return checked_add(clip_width, channels.back());
+}
+
 // MlpProjector and the tile-layout tokens; n_embed must be the text width the tokens join.
 void add_projector(const ConfigReader& config, const ConfigReader& projector,
                    std::int64_t vision_width, std::int64_t text_hidden, ModelDescription& model) {
@@ -287,16 +386,26 @@ void add_projector(const ConfigReader& config, const ConfigReader& projector,
 }  // namespace
 
 ModelDescription build_deepseek_vl_v2(const ConfigReader& config) {
-  if (first_architecture(config).find("OCR") != std::string::npos) {
-    config.fail("architectures", fmt::format("names {}: DeepSeek-OCR shares model_type "
-                                             "deepseek_vl_v2 but its SAM + CLIP encoder is not "
-                                             "supported",
-                                             first_architecture(config)));
-  }
   const ConfigReader language = config.child("language_config");
   ModelDescription model = build_language(config, language);
 
   const ConfigReader vision = config.child("vision_config");
+  const bool ocr = first_architecture(config).find("OCR") != std::string::npos;
+  const bool towers = vision.json().contains("width") && vision.json().at("width").is_object();
+  if (ocr != towers) {
+    config.fail("architectures",
+                fmt::format("names {} but vision_config.width is {}: DeepSeek-OCR's config names "
+                            "DeepseekOCRForCausalLM and two sub-towers, DeepSeek-VL2's neither",
+                            first_architecture(config), towers ? "an object" : "a number"));
+  }
+  if (ocr) {
+    model.family = fmt::format(
+        "DeepSeek-OCR (DeepEncoder: SAM ViT-B + CLIP-L; DeepSeek-V2 MoE text decoder, {})",
+        language.bool_or("use_mla", true) ? "MLA" : "multi-head attention");
+    const std::int64_t features = add_deep_encoder(vision, model);
+    add_projector(config, config.child("projector_config"), features, model.hidden_size, model);
+    return model;
+  }
   Stack tower = vision_tower(vision, model);
   const std::int64_t vision_width = tower.blocks.front().attention.input_dim;
   // The published configs hold projector_config; without it every MlpProjectorConfig default

@@ -189,6 +189,7 @@ void add_pixel_shuffle_projector(const ConfigReader& config, std::int64_t vision
                                  ModelDescription& model);
 ModelDescription build_kimi_vl(const ConfigReader& config);
 ModelDescription build_deepseek_vl_v2(const ConfigReader& config);
+ModelDescription build_dots_ocr(const ConfigReader& config);
 ModelDescription build_smolvlm(const ConfigReader& config);
 // A multimodal wrapper's text decoder (llava.cpp): text_config through the builder of its
 // model_type (`default_type` when absent; llama, mistral or qwen2), with the config class's
