@@ -156,6 +156,9 @@ constexpr ArchitectureRow k_architectures[] = {
       "Qwen3-Omni-30B-A3B Instruct / Thinking / Captioner (thinker, audio and vision towers, "
       "talker, code2wav)"},
      family::build_qwen3_omni_moe},
+    {{"qwen2_5_omni",
+      "Qwen2.5-Omni-7B / -3B (thinker, audio and vision towers, talker, token2wav)"},
+     family::build_qwen2_5_omni},
     {{"phimoe", "Phi-3.5-MoE (16 experts top-2, LayerNorm, attention and head biases)"},
      family::build_phimoe},
     {{"dbrx", "DBRX base / instruct (132B, 16 experts top-4, fused Wqkv)"}, family::build_dbrx},

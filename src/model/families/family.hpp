@@ -125,6 +125,7 @@ ModelDescription build_qwen2_5_vl(const ConfigReader& config);
 ModelDescription build_qwen3_vl(const ConfigReader& config);
 ModelDescription build_qwen3_vl_moe(const ConfigReader& config);
 ModelDescription build_qwen3_omni_moe(const ConfigReader& config);
+ModelDescription build_qwen2_5_omni(const ConfigReader& config);
 ModelDescription build_phimoe(const ConfigReader& config);
 ModelDescription build_dbrx(const ConfigReader& config);
 ModelDescription build_granite(const ConfigReader& config);
