@@ -236,18 +236,8 @@ std::int64_t add_deep_encoder(const ConfigReader& vision, ModelDescription& mode
   if (width % heads != 0)
     sam.fail("heads", fmt::format("= {} does not divide width {}", heads, width));
   const std::vector<std::int64_t> global = read_layer_list(sam, "global_attn_indexes", layers);
-  std::vector<std::int64_t> channels;
-  if (sam.json().contains("downsample_channels") &&
-      sam.json().at("downsample_channels").is_array()) {
-    for (const nlohmann::json& value : sam.json().at("downsample_channels")) {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
-          value.get<std::int64_t>() > k_max_width) {
-        sam.fail("downsample_channels", "must hold positive channel counts");
-      }
-      channels.push_back(value.get<std::int64_t>());
-    }
-  }
-  if (channels.empty()) sam.fail("downsample_channels", "must list the net_2 / net_3 channels");
+  const std::vector<std::int64_t> channels =
+      read_size_list(sam, "downsample_channels", k_max_width);
   const std::int64_t grid = sam_image / sam_patch;
   const std::int64_t head_dim = width / heads;
   extra("model.sam_model.patch_embed.proj", "Conv2d",

@@ -229,6 +229,25 @@ struct HeadShape {
   std::int64_t head_dim = 0;
 };
 
+/// The sizes of one Whisper-style audio encoder, read by each family with its own keys.
+struct AudioEncoder {
+  std::int64_t width = 0;  ///< d_model
+  std::int64_t layers = 0;
+  HeadShape heads;
+  std::int64_t ffn = 0;
+  std::int64_t mel_bins = 0;
+  std::int64_t frames = 0;  ///< max_source_positions: encoder output length (30 s of audio)
+  std::string activation;
+};
+/// Whisper's encoder layers (q, v, out_proj biased, k_proj not; LayerNorms; a biased fc1 / fc2)
+/// and their final norm `final_norm` (whisper.cpp); the conv stem and positions are the caller's.
+Stack whisper_encoder_stack(std::string name, const AudioEncoder& encoder, bool vision,
+                            std::string final_norm = "layer_norm");
+/// The audio_config keys Qwen2-Audio's and the Qwen Omni models' encoders share (d_model,
+/// encoder_layers, encoder_attention_heads, encoder_ffn_dim, num_mel_bins, max_source_positions,
+/// activation_function), required but the activation (gelu).
+AudioEncoder read_qwen_audio_encoder(const ConfigReader& audio);
+
 /// The BERT encoder's blocks (bert_encoder_stack) over a head shape already read, the
 /// attention's norm named `attention_norm` (BERT: attention.output.LayerNorm; MPNet:
 /// attention.LayerNorm); no key is refused.
@@ -327,6 +346,11 @@ std::string read_torch_dtype(const ConfigReader& config);
 /// Layer indices listed under `key` (e.g. Qwen-MoE's mlp_only_layers), each checked < layers.
 std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::string_view key,
                                           std::int64_t layers);
+
+/// A required, non-empty list of sizes under `key` (channel counts, kernel sizes, strides), each in
+/// 1..max.
+std::vector<std::int64_t> read_size_list(const ConfigReader& config, std::string_view key,
+                                         std::int64_t max);
 
 /// Per-layer strings under `key` (e.g. mlp_layer_types), each one of `allowed`; empty when the
 /// key is absent. Throws when the length differs from `layers`.

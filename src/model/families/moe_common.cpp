@@ -49,6 +49,22 @@ std::vector<std::int64_t> read_layer_list(const ConfigReader& config, std::strin
   return list;
 }
 
+std::vector<std::int64_t> read_size_list(const ConfigReader& config, std::string_view key,
+                                         std::int64_t max) {
+  const nlohmann::json& value =
+      config.json().contains(key) ? config.json().at(key) : nlohmann::json();
+  if (!value.is_array() || value.empty()) config.fail(key, "must be a non-empty list of sizes");
+  std::vector<std::int64_t> list;
+  for (const nlohmann::json& item : value) {
+    if (!item.is_number_integer() || item.get<std::int64_t>() < 1 ||
+        item.get<std::int64_t>() > max) {
+      config.fail(key, fmt::format("holds {}, not a size in 1..{}", item.dump(), max));
+    }
+    list.push_back(item.get<std::int64_t>());
+  }
+  return list;
+}
+
 std::vector<std::string> read_string_list(const ConfigReader& config, std::string_view key,
                                          std::int64_t layers,
                                          std::initializer_list<std::string_view> allowed) {

@@ -27,55 +27,24 @@ namespace trace::family {
 
 namespace {
 
+// A biased Linear, or a biased Conv1d of `kernel` taps.
 std::int64_t biased(std::int64_t in, std::int64_t out, std::int64_t kernel = 1) {
-  return checked_add(checked_product({in, out, kernel}), out);
+  return linear_params(checked_mul(in, kernel), out);
 }
 
 void add_part(ModelDescription& model, std::string name, const char* op, std::int64_t params) {
   model.extra_parameters.push_back({std::move(name), "vision", op, params});
 }
 
-std::vector<std::int64_t> int_list(const ConfigReader& config, std::string_view key) {
-  const nlohmann::json& list =
-      config.json().contains(key) ? config.json().at(key) : nlohmann::json();
-  if (!list.is_array() || list.empty()) config.fail(key, "must be a non-empty list");
-  std::vector<std::int64_t> values;
-  for (const nlohmann::json& value : list) {
-    if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
-        value.get<std::int64_t>() > k_max_width) {
-      config.fail(key, "must hold positive integers");
-    }
-    values.push_back(value.get<std::int64_t>());
-  }
-  return values;
-}
-
 void add_audio_tower(const ConfigReader& audio, ModelDescription& model) {
-  const std::int64_t width = audio.require_int({"d_model"}, 1, k_max_width);
-  const std::int64_t layers = audio.require_int({"encoder_layers"}, 1, k_max_layers);
-  const std::int64_t ffn = audio.require_int({"encoder_ffn_dim"}, 1, k_max_width);
-  const std::int64_t mel = audio.require_int({"num_mel_bins"}, 1, 4096);
+  const AudioEncoder encoder = read_qwen_audio_encoder(audio);
   const std::int64_t out = audio.require_int({"output_dim"}, 1, k_max_width);
-  const HeadShape heads = read_head_shape(audio, width, {"encoder_attention_heads"}, {}, false);
-  add_part(model, "thinker.audio_tower.conv1", "Conv1d", biased(mel, width, 3));
-  add_part(model, "thinker.audio_tower.conv2", "Conv1d", biased(width, width, 3));
-  add_part(model, "thinker.audio_tower.proj", "Linear", biased(width, out));
+  add_part(model, "thinker.audio_tower.conv1", "Conv1d",
+           biased(encoder.mel_bins, encoder.width, 3));
+  add_part(model, "thinker.audio_tower.conv2", "Conv1d", biased(encoder.width, encoder.width, 3));
+  add_part(model, "thinker.audio_tower.proj", "Linear", biased(encoder.width, out));
   add_part(model, "thinker.audio_tower.audio_bos_eos_token", "Embedding", checked_mul(2, out));
-  Stack stack;
-  stack.name = "audio_tower";
-  stack.causal = false;
-  stack.vision = true;
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(width, heads, true, true);
-    block.attention.k_bias = false;  // Whisper's k_proj
-    block.mlp = Mlp{MlpKind::plain, "gelu", width, ffn, true, true, false};
-    block.norms = {layer_norm("self_attn_layer_norm", width),
-                   layer_norm("final_layer_norm", width)};
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = layer_norm("ln_post", width);
-  model.stacks.push_back(std::move(stack));
+  model.stacks.push_back(whisper_encoder_stack("audio_tower", encoder, true, "ln_post"));
 }
 
 void add_talker(const ConfigReader& talker, ModelDescription& model) {
@@ -107,8 +76,8 @@ std::int64_t dit_params(const ConfigReader& dit, std::int64_t& head_dim) {
   const std::int64_t attention = dit.require_int({"enc_attention_channels"}, 1, k_max_width);
   const std::int64_t scale = dit.require_int({"enc_res2net_scale"}, 1, 64);
   const std::int64_t se = dit.require_int({"enc_se_channels"}, 1, k_max_width);
-  const std::vector<std::int64_t> channels = int_list(dit, "enc_channels");
-  const std::vector<std::int64_t> kernels = int_list(dit, "enc_kernel_sizes");
+  const std::vector<std::int64_t> channels = read_size_list(dit, "enc_channels", k_max_width);
+  const std::vector<std::int64_t> kernels = read_size_list(dit, "enc_kernel_sizes", k_max_width);
   if (channels.size() < 2 || kernels.size() != channels.size()) {
     dit.fail("enc_kernel_sizes", "must give one kernel per enc_channels entry (two or more)");
   }
@@ -144,9 +113,11 @@ std::int64_t dit_params(const ConfigReader& dit, std::int64_t& head_dim) {
 std::int64_t bigvgan_params(const ConfigReader& vocoder) {
   const std::int64_t mel = vocoder.require_int({"mel_dim"}, 1, 4096);
   const std::int64_t initial = vocoder.require_int({"upsample_initial_channel"}, 1, k_max_width);
-  const std::vector<std::int64_t> rates = int_list(vocoder, "upsample_rates");
-  const std::vector<std::int64_t> kernels = int_list(vocoder, "upsample_kernel_sizes");
-  const std::vector<std::int64_t> resblocks = int_list(vocoder, "resblock_kernel_sizes");
+  const std::vector<std::int64_t> rates = read_size_list(vocoder, "upsample_rates", k_max_width);
+  const std::vector<std::int64_t> kernels =
+      read_size_list(vocoder, "upsample_kernel_sizes", k_max_width);
+  const std::vector<std::int64_t> resblocks =
+      read_size_list(vocoder, "resblock_kernel_sizes", k_max_width);
   const nlohmann::json& dilations = vocoder.json().contains("resblock_dilation_sizes")
                                         ? vocoder.json().at("resblock_dilation_sizes")
                                         : nlohmann::json();

@@ -34,12 +34,12 @@ namespace trace::family {
 namespace {
 
 std::int64_t biased_linear(std::int64_t in, std::int64_t out) {
-  return checked_add(checked_mul(in, out), out);
+  return linear_params(in, out);
 }
 
 // A biased Conv (1-D or 2-D) of `kernel` taps per input channel.
 std::int64_t biased_conv(std::int64_t in, std::int64_t out, std::int64_t kernel) {
-  return checked_add(checked_product({in, out, kernel}), out);
+  return linear_params(checked_mul(in, kernel), out);
 }
 
 void add_vision_extra(ModelDescription& model, std::string name, const char* op,
@@ -55,14 +55,11 @@ Stack off_text_path(Stack stack, std::string name) {
 }
 
 void add_audio_tower(const ConfigReader& audio, ModelDescription& model) {
-  const std::int64_t width = audio.require_int({"d_model"}, 1, k_max_width);
-  const std::int64_t layers = audio.require_int({"encoder_layers"}, 1, k_max_layers);
-  const std::int64_t ffn = audio.require_int({"encoder_ffn_dim"}, 1, k_max_width);
+  const AudioEncoder encoder = read_qwen_audio_encoder(audio);
   const std::int64_t down = audio.require_int({"downsample_hidden_size"}, 1, k_max_width);
-  const std::int64_t mel = audio.require_int({"num_mel_bins"}, 1, 4096);
   const std::int64_t out = audio.require_int({"output_dim"}, 1, k_max_width);
-  const HeadShape heads = read_head_shape(audio, width, {"encoder_attention_heads"}, {}, false);
-  const std::int64_t frequencies = (((mel + 1) / 2 + 1) / 2 + 1) / 2;
+  const std::int64_t frequencies = (((encoder.mel_bins + 1) / 2 + 1) / 2 + 1) / 2;
+  const std::int64_t width = encoder.width;
 
   add_vision_extra(model, "thinker.audio_tower.conv2d1", "Conv2d", biased_conv(1, down, 9));
   add_vision_extra(model, "thinker.audio_tower.conv2d2", "Conv2d", biased_conv(down, down, 9));
@@ -71,23 +68,9 @@ void add_audio_tower(const ConfigReader& audio, ModelDescription& model) {
                    checked_product({down, frequencies, width}));
   add_vision_extra(model, "thinker.audio_tower.proj1", "Linear", biased_linear(width, width));
   add_vision_extra(model, "thinker.audio_tower.proj2", "Linear", biased_linear(width, out));
-
-  Stack stack;
-  stack.name = "audio_tower";
-  stack.causal = false;
-  stack.vision = true;
-  for (std::int64_t i = 0; i < layers; ++i) {
-    Block block;
-    block.attention = self_attention(width, heads, true, true);
-    block.mlp = Mlp{MlpKind::plain, audio.optional_string("activation_function").value_or("gelu"),
-                    width,          ffn,
-                    true,           true,
-                    false};
-    block.norms = {layer_norm("self_attn_layer_norm", width),
-                   layer_norm("final_layer_norm", width)};
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = layer_norm("ln_post", width);
+  // Whisper's layers, except that Qwen3-Omni biases k_proj too.
+  Stack stack = whisper_encoder_stack("audio_tower", encoder, true, "ln_post");
+  for (Block& block : stack.blocks) block.attention.k_bias = true;
   model.stacks.push_back(std::move(stack));
 }
 
@@ -152,22 +135,8 @@ void add_code2wav(const ConfigReader& code2wav, ModelDescription& model) {
                    checked_product({code2wav.require_int({"codebook_size"}, 1, k_max_vocab),
                                     code2wav.require_int({"num_quantizers"}, 1, 4096), hidden}));
 
-  const auto read_list = [&](std::string_view key) {
-    std::vector<std::int64_t> values;
-    const nlohmann::json& list =
-        code2wav.json().contains(key) ? code2wav.json().at(key) : nlohmann::json();
-    if (!list.is_array() || list.empty()) code2wav.fail(key, "must be a non-empty list");
-    for (const nlohmann::json& value : list) {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
-          value.get<std::int64_t>() > 1024) {
-        code2wav.fail(key, "must hold positive integers up to 1024");
-      }
-      values.push_back(value.get<std::int64_t>());
-    }
-    return values;
-  };
   std::int64_t upsample = 0;
-  for (const std::int64_t ratio : read_list("upsampling_ratios")) {
+  for (const std::int64_t ratio : read_size_list(code2wav, "upsampling_ratios", 1024)) {
     upsample = checked_add(upsample, biased_conv(hidden, hidden, ratio));  // ConvTranspose1d
     // ConvNeXt: depthwise 7-tap conv, LayerNorm, pwconv1 / pwconv2 (4H), gamma.
     upsample = checked_add(upsample, checked_add(biased_conv(1, hidden, 7), 2 * hidden));
@@ -177,7 +146,7 @@ void add_code2wav(const ConfigReader& code2wav, ModelDescription& model) {
   }
   add_vision_extra(model, "code2wav.upsample", "ConvNeXt", upsample);
 
-  const std::vector<std::int64_t> rates = read_list("upsample_rates");
+  const std::vector<std::int64_t> rates = read_size_list(code2wav, "upsample_rates", 1024);
   std::int64_t channels = code2wav.require_int({"decoder_dim"}, 1, k_max_width);
   if (channels % (std::int64_t{1} << rates.size()) != 0) {
     code2wav.fail("decoder_dim", "must halve evenly once per upsample_rates entry");

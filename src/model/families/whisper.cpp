@@ -28,17 +28,6 @@ namespace trace::family {
 
 namespace {
 
-// The sizes of one Whisper-style encoder, read by each family with its own keys and defaults.
-struct AudioEncoder {
-  std::int64_t width = 0;  // d_model
-  std::int64_t layers = 0;
-  HeadShape heads;
-  std::int64_t ffn = 0;
-  std::int64_t mel_bins = 0;
-  std::int64_t frames = 0;  // max_source_positions: encoder output length (30 s of audio)
-  std::string activation;
-};
-
 // The attention of every Whisper layer, self or cross: q / v / out_proj biased, k_proj not.
 Attention whisper_attention(std::int64_t width, const HeadShape& heads, const char* name) {
   Attention attention = self_attention(width, heads, true, true);
@@ -49,26 +38,6 @@ Attention whisper_attention(std::int64_t width, const HeadShape& heads, const ch
 
 Mlp whisper_mlp(std::int64_t width, std::int64_t ffn, const std::string& activation) {
   return Mlp{MlpKind::plain, activation, width, ffn, true, true, false};
-}
-
-// The encoder layers and their final layer_norm; the conv stem and positions are extras.
-Stack whisper_encoder_stack(std::string name, const AudioEncoder& encoder, bool vision) {
-  Stack stack;
-  stack.name = std::move(name);
-  stack.causal = false;
-  stack.vision = vision;
-  stack.fixed_tokens = encoder.frames;  // the 30 s window, padded, whatever the transcript
-  stack.blocks.reserve(static_cast<std::size_t>(encoder.layers));
-  for (std::int64_t i = 0; i < encoder.layers; ++i) {
-    Block block;
-    block.attention = whisper_attention(encoder.width, encoder.heads, "self_attn");
-    block.mlp = whisper_mlp(encoder.width, encoder.ffn, encoder.activation);
-    block.norms = {layer_norm("self_attn_layer_norm", encoder.width),
-                   layer_norm("final_layer_norm", encoder.width)};
-    stack.blocks.push_back(std::move(block));
-  }
-  stack.final_norm = layer_norm("layer_norm", encoder.width);
-  return stack;
 }
 
 // conv1, conv2 and the encoder's position table under `prefix`.
@@ -96,6 +65,39 @@ constexpr std::array<KeyDefault, 6> k_qwen2_audio_encoder_defaults{{
 }};
 
 }  // namespace
+
+Stack whisper_encoder_stack(std::string name, const AudioEncoder& encoder, bool vision,
+                            std::string final_norm) {
+  Stack stack;
+  stack.name = std::move(name);
+  stack.causal = false;
+  stack.vision = vision;
+  stack.fixed_tokens = encoder.frames;  // the 30 s window, padded, whatever the transcript
+  stack.blocks.reserve(static_cast<std::size_t>(encoder.layers));
+  for (std::int64_t i = 0; i < encoder.layers; ++i) {
+    Block block;
+    block.attention = whisper_attention(encoder.width, encoder.heads, "self_attn");
+    block.mlp = whisper_mlp(encoder.width, encoder.ffn, encoder.activation);
+    block.norms = {layer_norm("self_attn_layer_norm", encoder.width),
+                   layer_norm("final_layer_norm", encoder.width)};
+    stack.blocks.push_back(std::move(block));
+  }
+  stack.final_norm = layer_norm(std::move(final_norm), encoder.width);
+  return stack;
+}
+
+AudioEncoder read_qwen_audio_encoder(const ConfigReader& audio) {
+  AudioEncoder encoder;
+  encoder.width = audio.require_int({"d_model"}, 1, k_max_width);
+  // Qwen2AudioEncoderConfig's attribute_map: num_hidden_layers is encoder_layers.
+  encoder.layers = audio.require_int({"encoder_layers", "num_hidden_layers"}, 1, k_max_layers);
+  encoder.heads = read_head_shape(audio, encoder.width, {"encoder_attention_heads"}, {}, false);
+  encoder.ffn = audio.require_int({"encoder_ffn_dim"}, 1, k_max_width);
+  encoder.mel_bins = audio.require_int({"num_mel_bins"}, 1, 4096);
+  encoder.frames = audio.require_int({"max_source_positions"}, 2, k_max_positions);
+  encoder.activation = audio.optional_string("activation_function").value_or("gelu");
+  return encoder;
+}
 
 ModelDescription build_whisper(const ConfigReader& config) {
   const std::string architecture = first_architecture(config);
@@ -217,16 +219,7 @@ ModelDescription build_qwen2_audio(const ConfigReader& config) {
         "audio_config omits keys; transformers' Qwen2AudioEncoderConfig defaults used: {}",
         audio_used));
   }
-  AudioEncoder encoder;
-  encoder.width = audio.require_int({"d_model"}, 1, k_max_width);
-  // Qwen2AudioEncoderConfig's attribute_map: num_hidden_layers is encoder_layers.
-  encoder.layers = audio.require_int({"encoder_layers", "num_hidden_layers"}, 1, k_max_layers);
-  encoder.heads = read_head_shape(audio, encoder.width, {"encoder_attention_heads"}, {}, false);
-  encoder.ffn = audio.require_int({"encoder_ffn_dim"}, 1, k_max_width);
-  encoder.mel_bins = audio.require_int({"num_mel_bins"}, 1, 4096);
-  encoder.frames = audio.require_int({"max_source_positions"}, 2, k_max_positions);
-  encoder.activation = audio.optional_string("activation_function").value_or("gelu");
-
+  const AudioEncoder encoder = read_qwen_audio_encoder(audio);
   add_encoder_stem(model, "audio_tower", encoder, "vision", "vision");
   model.extra_parameters.push_back(
       {"multi_modal_projector.linear", "vision", "Linear",
