@@ -43,6 +43,7 @@ struct Naming {
   std::vector<Rename> renames{};
   bool known = true;
   bool mtp_after_layers = false;  // DeepSeek: MTP layer i is stored as layers.{main + i}
+  std::string_view mtp_norm{};    // the MTP stack's own final norm ("mtp.norm": Qwen3-Next)
   std::string_view layers = "layers";  // the block list under root: "layers", "h", "encoder.layer"
   std::string_view positions{};  // learned position table under root ("wpe"); empty: not named
   std::string_view token_types{};  // BERT segment table under root
@@ -422,6 +423,14 @@ Naming naming_for(const std::string& type) {
       return {.label = "DeepSeek (model.*, MTP as model.layers.N+i)", .mtp_after_layers = true};
     }
   }
+  if (type == "qwen3_next") {
+    // modeling_qwen3_next.py as Qwen/Qwen3-Next-80B-A3B-* store it: linear_attn.{in_proj_qkvz,
+    // in_proj_ba, conv1d, A_log, dt_bias, norm, out_proj}, gated q_proj (queries + gate), one
+    // shared_expert behind shared_expert_gate, and mtp.{fc, pre_fc_norm_*, layers.N, norm}.
+    return {.label = "Qwen3-Next (model.*, linear_attn, shared_expert, mtp.*)",
+            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}},
+            .mtp_norm = "mtp.norm"};
+  }
   if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
     return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", .root = "backbone.",
             .embedding = "embeddings"};
@@ -597,7 +606,9 @@ private:
                    stack.blocks[i]);
       }
       if (stack.final_norm) {
-        if (stack.mtp) {
+        if (stack.mtp && !naming_.mtp_norm.empty()) {
+          norm(std::string(naming_.mtp_norm), *stack.final_norm, false);
+        } else if (stack.mtp) {
           gap("an MTP stack's own final norm is not named");
         } else {
           norm(std::string(naming_.root) + stack.final_norm->name, *stack.final_norm, false);
@@ -1018,6 +1029,16 @@ private:
   }
 
   void emit_ssm(const std::string& at, const Ssm& ssm) {
+    if (ssm.kind == SsmKind::gated_delta_net) {
+      // Qwen3NextGatedDeltaNet: a bias-free depthwise conv over q, k and v; A_log and dt_bias per
+      // value head; the gated RMSNorm over one value head.
+      add(full_name(at + ".conv1d.weight"), {ssm.conv_channels(), 1, ssm.conv_kernel}, base_.name,
+          true);
+      add(full_name(at + ".A_log"), {ssm.num_heads}, base_.name, true);
+      add(full_name(at + ".dt_bias"), {ssm.num_heads}, base_.name, true);
+      if (ssm.gated_norm) add(full_name(at + ".norm.weight"), {ssm.head_dim}, base_.name, true);
+      return;
+    }
     if (ssm.kind != SsmKind::mamba2) {
       gap("non-Linear tensors of this SSM kind are not named");
       return;
@@ -1040,8 +1061,10 @@ private:
     } else if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
                ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
       add(name + ".weight", {extra.params}, base_.name, true);
-    } else if (ends_with(name, ".eh_proj")) {
-      add(name + ".weight", {h, 2 * h}, base_.name, true);
+    } else if (ends_with(name, ".eh_proj") || name == "mtp.fc") {
+      add(name + ".weight", {h, 2 * h}, base_.name, true);  // DeepSeek's eh_proj, Qwen3-Next's fc
+    } else if (name == "mtp.pre_fc_norm_embedding" || name == "mtp.pre_fc_norm_hidden") {
+      add(name + ".weight", {extra.params}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
       add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
     } else if (naming_.encoder_heads || name.starts_with("pooler.") || name.starts_with("cls.") ||

@@ -86,6 +86,7 @@ ModelDescription build_hybrid_text(const ConfigReader& config, FfnKind ffn, bool
   // Gated DeltaNet.
   Ssm delta;
   delta.kind = SsmKind::gated_delta_net;
+  delta.name = "linear_attn";
   delta.hidden = hidden;
   delta.num_heads = config.require_int({"linear_num_value_heads"}, 1, k_max_heads);
   delta.head_dim = config.require_int({"linear_value_head_dim"}, 1, k_max_width);

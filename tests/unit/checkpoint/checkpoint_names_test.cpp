@@ -374,3 +374,36 @@ TEST_CASE("DeepSeekMoE 16B: one dense layer, then routed and shared experts",
   check_tensor(inventory, "model.layers.27.mlp.shared_experts.up_proj.weight", {2816, 2048});
   check_tensor(inventory, "lm_head.weight", {102400, 2048});
 }
+
+TEST_CASE("Qwen3-Next: linear_attn, gated q_proj, shared_expert and the mtp.* module",
+          "[checkpoint][names]") {
+  // modeling_qwen3_next.py and vLLM's qwen3_next_mtp.py; the names as converters and loaders list
+  // them for Qwen/Qwen3-Next-80B-A3B (model.layers.L.linear_attn.in_proj_qkvz / in_proj_ba /
+  // conv1d / A_log / dt_bias / norm, mtp.fc, mtp.pre_fc_norm_*). Fixture: H 2048, DeltaNet 16 key
+  // heads x 128 and 32 value heads x 128, conv 4; attention 16 x 256 queries (+ gate), 2 KV heads;
+  // 512 experts of 512 and one shared expert of 512.
+  const Inventory inventory =
+      fixture_inventory("Qwen--Qwen3-Next-80B-A3B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.linear_attn.in_proj_qkvz.weight",
+               {2 * 16 * 128 + 2 * 32 * 128, 2048});
+  check_tensor(inventory, "model.layers.0.linear_attn.in_proj_ba.weight", {2 * 32, 2048});
+  check_tensor(inventory, "model.layers.0.linear_attn.conv1d.weight",
+               {2 * 16 * 128 + 32 * 128, 1, 4});
+  check_tensor(inventory, "model.layers.0.linear_attn.A_log", {32});
+  check_tensor(inventory, "model.layers.0.linear_attn.dt_bias", {32});
+  check_tensor(inventory, "model.layers.0.linear_attn.norm.weight", {128});
+  check_tensor(inventory, "model.layers.0.linear_attn.out_proj.weight", {2048, 32 * 128});
+  check_tensor(inventory, "model.layers.3.self_attn.q_proj.weight", {2 * 16 * 256, 2048});
+  check_tensor(inventory, "model.layers.3.self_attn.q_norm.weight", {256});
+  check_tensor(inventory, "model.layers.3.mlp.shared_expert.gate_proj.weight", {512, 2048});
+  check_tensor(inventory, "model.layers.3.mlp.shared_expert_gate.weight", {1, 2048});
+  check_tensor(inventory, "model.layers.47.mlp.experts.511.down_proj.weight", {2048, 512});
+  check_tensor(inventory, "mtp.fc.weight", {2048, 2 * 2048});
+  check_tensor(inventory, "mtp.pre_fc_norm_embedding.weight", {2048});
+  check_tensor(inventory, "mtp.pre_fc_norm_hidden.weight", {2048});
+  check_tensor(inventory, "mtp.layers.0.self_attn.k_proj.weight", {2 * 256, 2048});
+  check_tensor(inventory, "mtp.norm.weight", {2048});
+  check_absent(inventory, "model.layers.0.mamba.in_proj_qkvz.weight");
+  check_absent(inventory, "model.layers.3.mlp.shared_experts.gate_proj.weight");
+}
