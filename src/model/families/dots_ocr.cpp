@@ -54,16 +54,15 @@ ModelDescription build_dots_ocr(const ConfigReader& config) {
                             out, model.hidden_size));
   }
 
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
-  };
-  extra("vision_tower.patch_embed.patchifier.proj", "Conv2d",
-        checked_add(checked_product({width, channels, patch, patch}), width));
-  extra("vision_tower.patch_embed.patchifier.norm", "RMSNorm", width);
+  add_vision_part(model, "vision_tower.patch_embed.patchifier.proj", "Conv2d",
+                  checked_add(checked_product({width, channels, patch, patch}), width));
+  add_vision_part(model, "vision_tower.patch_embed.patchifier.norm", "RMSNorm", width);
   const std::int64_t merged = checked_product({width, merge, merge});
-  extra("vision_tower.merger.ln_q", "LayerNorm", 2 * width);
-  extra("vision_tower.merger.mlp.0", "Linear", checked_add(checked_mul(merged, merged), merged));
-  extra("vision_tower.merger.mlp.2", "Linear", checked_add(checked_mul(merged, out), out));
+  add_vision_part(model, "vision_tower.merger.ln_q", "LayerNorm", 2 * width);
+  add_vision_part(model, "vision_tower.merger.mlp.0", "Linear",
+                  checked_add(checked_mul(merged, merged), merged));
+  add_vision_part(model, "vision_tower.merger.mlp.2", "Linear",
+                  checked_add(checked_mul(merged, out), out));
 
   Stack stack;
   stack.name = "vision_tower";

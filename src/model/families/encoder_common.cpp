@@ -91,4 +91,13 @@ std::int64_t linear_params(std::int64_t in, std::int64_t out, bool bias) {
   return bias ? checked_add(weights, out) : weights;
 }
 
+std::int64_t biased_conv_params(std::int64_t in, std::int64_t out, std::int64_t kernel) {
+  return linear_params(checked_mul(in, kernel), out);
+}
+
+void add_vision_part(ModelDescription& model, std::string name, const char* op,
+                     std::int64_t params) {
+  model.extra_parameters.push_back({std::move(name), "vision", op, params});
+}
+
 }  // namespace trace::family

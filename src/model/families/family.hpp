@@ -86,6 +86,12 @@ void set_head_class(ModelDescription& model, std::string_view architecture,
                     const ConfigReader& config, std::string_view wrapper_prefix = {});
 /// A Linear's parameters: in x out weights, plus `out` biases.
 std::int64_t linear_params(std::int64_t in, std::int64_t out, bool bias = true);
+/// A biased convolution of `kernel` taps per input channel (a biased Linear for kernel 1).
+std::int64_t biased_conv_params(std::int64_t in, std::int64_t out, std::int64_t kernel = 1);
+/// A module of the towers and decoders off the text path (component vision: counted in the
+/// total, never active): an audio stem, a projector, a vocoder.
+void add_vision_part(ModelDescription& model, std::string name, const char* op,
+                     std::int64_t params);
 ModelDescription build_t5(const ConfigReader& config);
 ModelDescription build_umt5(const ConfigReader& config);
 ModelDescription build_t5gemma(const ConfigReader& config);

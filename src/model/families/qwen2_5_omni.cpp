@@ -27,23 +27,17 @@ namespace trace::family {
 
 namespace {
 
-// A biased Linear, or a biased Conv1d of `kernel` taps.
-std::int64_t biased(std::int64_t in, std::int64_t out, std::int64_t kernel = 1) {
-  return linear_params(checked_mul(in, kernel), out);
-}
-
-void add_part(ModelDescription& model, std::string name, const char* op, std::int64_t params) {
-  model.extra_parameters.push_back({std::move(name), "vision", op, params});
-}
-
 void add_audio_tower(const ConfigReader& audio, ModelDescription& model) {
   const AudioEncoder encoder = read_qwen_audio_encoder(audio);
   const std::int64_t out = audio.require_int({"output_dim"}, 1, k_max_width);
-  add_part(model, "thinker.audio_tower.conv1", "Conv1d",
-           biased(encoder.mel_bins, encoder.width, 3));
-  add_part(model, "thinker.audio_tower.conv2", "Conv1d", biased(encoder.width, encoder.width, 3));
-  add_part(model, "thinker.audio_tower.proj", "Linear", biased(encoder.width, out));
-  add_part(model, "thinker.audio_tower.audio_bos_eos_token", "Embedding", checked_mul(2, out));
+  add_vision_part(model, "thinker.audio_tower.conv1", "Conv1d",
+                  biased_conv_params(encoder.mel_bins, encoder.width, 3));
+  add_vision_part(model, "thinker.audio_tower.conv2", "Conv1d",
+                  biased_conv_params(encoder.width, encoder.width, 3));
+  add_vision_part(model, "thinker.audio_tower.proj", "Linear",
+                  biased_conv_params(encoder.width, out));
+  add_vision_part(model, "thinker.audio_tower.audio_bos_eos_token", "Embedding",
+                  checked_mul(2, out));
   model.stacks.push_back(whisper_encoder_stack("audio_tower", encoder, true, "ln_post"));
 }
 
@@ -56,9 +50,10 @@ void add_talker(const ConfigReader& talker, ModelDescription& model) {
   stack.name = "talker";
   stack.vision = true;
   model.stacks.push_back(std::move(stack));
-  add_part(model, "talker.thinker_to_talker_proj", "Linear", biased(embedding, hidden));
-  add_part(model, "talker.model.embed_tokens", "Embedding", checked_mul(vocab, embedding));
-  add_part(model, "talker.codec_head", "Linear", checked_mul(hidden, vocab));
+  add_vision_part(model, "talker.thinker_to_talker_proj", "Linear",
+                  biased_conv_params(embedding, hidden));
+  add_vision_part(model, "talker.model.embed_tokens", "Embedding", checked_mul(vocab, embedding));
+  add_vision_part(model, "talker.codec_head", "Linear", checked_mul(hidden, vocab));
 }
 
 // The DiT's parameters (its inv_freq buffer apart); `head_dim` returned for that buffer.
@@ -84,30 +79,36 @@ std::int64_t dit_params(const ConfigReader& dit, std::int64_t& head_dim) {
   const std::int64_t inner = checked_mul(heads, head_dim);
   // ECAPA-TDNN: an initial TDNN, SE-Res2Net blocks, multi-layer feature aggregation, attentive
   // statistics pooling and the embedding projection; every Conv1d biased.
-  std::int64_t ecapa = biased(mel, channels.front(), kernels.front());
+  std::int64_t ecapa = biased_conv_params(mel, channels.front(), kernels.front());
   for (std::size_t i = 1; i + 1 < channels.size(); ++i) {
     const std::int64_t in = channels[i - 1];
     const std::int64_t out = channels[i];
     if (out % scale != 0) dit.fail("enc_res2net_scale", "must divide every enc_channels entry");
     const std::int64_t split = out / scale;
-    ecapa = checked_add(ecapa, biased(in, out));  // tdnn1
-    ecapa = checked_add(ecapa, checked_mul(scale - 1, biased(split, split, kernels[i])));
-    ecapa = checked_add(ecapa, biased(out, out));                               // tdnn2
-    ecapa = checked_add(ecapa, checked_add(biased(out, se), biased(se, out)));  // SE block
+    ecapa = checked_add(ecapa, biased_conv_params(in, out));  // tdnn1
+    ecapa =
+        checked_add(ecapa, checked_mul(scale - 1, biased_conv_params(split, split, kernels[i])));
+    ecapa = checked_add(ecapa, biased_conv_params(out, out));  // tdnn2
+    ecapa = checked_add(
+        ecapa, checked_add(biased_conv_params(out, se), biased_conv_params(se, out)));  // SE block
   }
   const std::int64_t last = channels.back();
-  ecapa = checked_add(ecapa, biased(last, last, kernels.back()));  // mfa
-  ecapa = checked_add(ecapa, checked_add(biased(3 * last, attention), biased(attention, last)));
-  ecapa = checked_add(ecapa, biased(2 * last, enc));                     // fc
-  std::int64_t total = checked_add(biased(256, dim), biased(dim, dim));  // time MLP
+  ecapa = checked_add(ecapa, biased_conv_params(last, last, kernels.back()));  // mfa
+  ecapa = checked_add(ecapa, checked_add(biased_conv_params(3 * last, attention),
+                                         biased_conv_params(attention, last)));
+  ecapa = checked_add(ecapa, biased_conv_params(2 * last, enc));  // fc
+  std::int64_t total =
+      checked_add(biased_conv_params(256, dim), biased_conv_params(dim, dim));  // time MLP
   total = checked_add(total, checked_mul(embeds + 1, emb));              // codec_embed
-  total = checked_add(total, biased(mel + enc + speaker + emb, dim));    // input proj
+  total = checked_add(total, biased_conv_params(mel + enc + speaker + emb, dim));  // input proj
   total = checked_add(total, ecapa);
   const std::int64_t block = checked_add(
-      checked_add(biased(dim, 6 * dim), checked_mul(3, biased(dim, inner))),
-      checked_add(biased(inner, dim), checked_add(biased(dim, ff * dim), biased(ff * dim, dim))));
+      checked_add(biased_conv_params(dim, 6 * dim), checked_mul(3, biased_conv_params(dim, inner))),
+      checked_add(biased_conv_params(inner, dim), checked_add(biased_conv_params(dim, ff * dim),
+                                                              biased_conv_params(ff * dim, dim))));
   total = checked_add(total, checked_mul(depth, block));
-  return checked_add(total, checked_add(biased(dim, 2 * dim), biased(dim, mel)));
+  return checked_add(total,
+                     checked_add(biased_conv_params(dim, 2 * dim), biased_conv_params(dim, mel)));
 }
 
 std::int64_t bigvgan_params(const ConfigReader& vocoder) {
@@ -130,16 +131,17 @@ std::int64_t bigvgan_params(const ConfigReader& vocoder) {
   if (initial % (std::int64_t{1} << rates.size()) != 0) {
     vocoder.fail("upsample_initial_channel", "must halve evenly once per upsample_rates entry");
   }
-  std::int64_t total = biased(mel, initial, 7);  // conv_pre
+  std::int64_t total = biased_conv_params(mel, initial, 7);  // conv_pre
   std::int64_t channels = initial;
   for (std::size_t i = 0; i < rates.size(); ++i) {
     const std::int64_t out = channels / 2;
-    total = checked_add(total, biased(channels, out, kernels[i]));  // ConvTranspose1d
+    total = checked_add(total, biased_conv_params(channels, out, kernels[i]));  // ConvTranspose1d
     for (std::size_t j = 0; j < resblocks.size(); ++j) {
       if (!dilations[j].is_array()) vocoder.fail("resblock_dilation_sizes", "must hold lists");
       const auto convs = static_cast<std::int64_t>(2 * dilations[j].size());
-      total = checked_add(total,
-                          checked_mul(convs, checked_add(biased(out, out, resblocks[j]), 2 * out)));
+      total = checked_add(
+          total,
+          checked_mul(convs, checked_add(biased_conv_params(out, out, resblocks[j]), 2 * out)));
     }
     channels = out;
   }
@@ -177,8 +179,8 @@ ModelDescription build_qwen2_5_omni(const ConfigReader& config) {
   std::int64_t head_dim = 0;
   const std::int64_t dit = dit_params(token2wav.child("dit_config"), head_dim);
   const std::int64_t vocoder = bigvgan_params(token2wav.child("bigvgan_config"));
-  add_part(model, "token2wav.code2wav_dit_model", "DiT", dit);
-  add_part(model, "token2wav.code2wav_bigvgan_model", "BigVGAN", vocoder);
+  add_vision_part(model, "token2wav.code2wav_dit_model", "DiT", dit);
+  add_vision_part(model, "token2wav.code2wav_bigvgan_model", "BigVGAN", vocoder);
   // The uploads keep the whole token2wav in F32 beside the BF16 thinker and talker.
   model.fp32_stored_params = checked_add(dit, vocoder);
   model.stored_extras.push_back(StoredExtra{

@@ -33,20 +33,6 @@ namespace trace::family {
 
 namespace {
 
-std::int64_t biased_linear(std::int64_t in, std::int64_t out) {
-  return linear_params(in, out);
-}
-
-// A biased Conv (1-D or 2-D) of `kernel` taps per input channel.
-std::int64_t biased_conv(std::int64_t in, std::int64_t out, std::int64_t kernel) {
-  return linear_params(checked_mul(in, kernel), out);
-}
-
-void add_vision_extra(ModelDescription& model, std::string name, const char* op,
-                      std::int64_t params) {
-  model.extra_parameters.push_back({std::move(name), "vision", op, params});
-}
-
 // Marks a decoder's stack as off the text path: its weights counted, its activations and cache not.
 Stack off_text_path(Stack stack, std::string name) {
   stack.name = std::move(name);
@@ -61,13 +47,15 @@ void add_audio_tower(const ConfigReader& audio, ModelDescription& model) {
   const std::int64_t frequencies = (((encoder.mel_bins + 1) / 2 + 1) / 2 + 1) / 2;
   const std::int64_t width = encoder.width;
 
-  add_vision_extra(model, "thinker.audio_tower.conv2d1", "Conv2d", biased_conv(1, down, 9));
-  add_vision_extra(model, "thinker.audio_tower.conv2d2", "Conv2d", biased_conv(down, down, 9));
-  add_vision_extra(model, "thinker.audio_tower.conv2d3", "Conv2d", biased_conv(down, down, 9));
-  add_vision_extra(model, "thinker.audio_tower.conv_out", "Linear",
-                   checked_product({down, frequencies, width}));
-  add_vision_extra(model, "thinker.audio_tower.proj1", "Linear", biased_linear(width, width));
-  add_vision_extra(model, "thinker.audio_tower.proj2", "Linear", biased_linear(width, out));
+  add_vision_part(model, "thinker.audio_tower.conv2d1", "Conv2d", biased_conv_params(1, down, 9));
+  add_vision_part(model, "thinker.audio_tower.conv2d2", "Conv2d",
+                  biased_conv_params(down, down, 9));
+  add_vision_part(model, "thinker.audio_tower.conv2d3", "Conv2d",
+                  biased_conv_params(down, down, 9));
+  add_vision_part(model, "thinker.audio_tower.conv_out", "Linear",
+                  checked_product({down, frequencies, width}));
+  add_vision_part(model, "thinker.audio_tower.proj1", "Linear", biased_conv_params(width, width));
+  add_vision_part(model, "thinker.audio_tower.proj2", "Linear", biased_conv_params(width, out));
   // Whisper's layers, except that Qwen3-Omni biases k_proj too.
   Stack stack = whisper_encoder_stack("audio_tower", encoder, true, "ln_post");
   for (Block& block : stack.blocks) block.attention.k_bias = true;
@@ -91,15 +79,15 @@ void add_talker(const ConfigReader& talker, ModelDescription& model) {
   }
   model.stacks.push_back(std::move(stack));
   const std::int64_t codec_vocab = decoder.vocab_size;
-  add_vision_extra(model, "talker.model.codec_embedding", "Embedding",
-                   checked_mul(codec_vocab, hidden));
-  add_vision_extra(model, "talker.codec_head", "Linear", checked_mul(hidden, codec_vocab));
+  add_vision_part(model, "talker.model.codec_embedding", "Embedding",
+                  checked_mul(codec_vocab, hidden));
+  add_vision_part(model, "talker.codec_head", "Linear", checked_mul(hidden, codec_vocab));
   const std::int64_t thinker_hidden = talker.require_int({"thinker_hidden_size"}, 1, k_max_width);
   const std::int64_t projection = text.require_int({"intermediate_size"}, 1, k_max_width);
   for (const char* name : {"talker.text_projection", "talker.hidden_projection"}) {
-    add_vision_extra(
-        model, name, "Linear",
-        checked_add(biased_linear(thinker_hidden, projection), biased_linear(projection, hidden)));
+    add_vision_part(model, name, "Linear",
+                    checked_add(biased_conv_params(thinker_hidden, projection),
+                                biased_conv_params(projection, hidden)));
   }
 
   // The code predictor: a dense Qwen3 decoder, one codec embedding and one head per code group
@@ -110,8 +98,8 @@ void add_talker(const ConfigReader& talker, ModelDescription& model) {
       {"num_code_groups"}, talker.int_or({"num_code_groups"}, 32, 2, 4096), 2, 4096);
   model.stacks.push_back(off_text_path(std::move(dense.stacks.front()), "talker.code_predictor"));
   const std::int64_t tables = checked_product({groups - 1, dense.vocab_size, dense.hidden_size});
-  add_vision_extra(model, "talker.code_predictor.model.codec_embedding", "Embedding", tables);
-  add_vision_extra(model, "talker.code_predictor.lm_head", "Linear", tables);
+  add_vision_part(model, "talker.code_predictor.model.codec_embedding", "Embedding", tables);
+  add_vision_part(model, "talker.code_predictor.lm_head", "Linear", tables);
 }
 
 void add_code2wav(const ConfigReader& code2wav, ModelDescription& model) {
@@ -129,41 +117,41 @@ void add_code2wav(const ConfigReader& code2wav, ModelDescription& model) {
   model.stacks.push_back(
       off_text_path(decoder_stack(hidden, layers, heads, layout), "code2wav.pre_transformer"));
   // MimiLayerScale: self_attn_layer_scale.scale and mlp_layer_scale.scale, [H] each.
-  add_vision_extra(model, "code2wav.pre_transformer.layers.*.layer_scales", "LayerScale",
-                   checked_product({layers, 2, hidden}));
-  add_vision_extra(model, "code2wav.code_embedding", "Embedding",
-                   checked_product({code2wav.require_int({"codebook_size"}, 1, k_max_vocab),
-                                    code2wav.require_int({"num_quantizers"}, 1, 4096), hidden}));
+  add_vision_part(model, "code2wav.pre_transformer.layers.*.layer_scales", "LayerScale",
+                  checked_product({layers, 2, hidden}));
+  add_vision_part(model, "code2wav.code_embedding", "Embedding",
+                  checked_product({code2wav.require_int({"codebook_size"}, 1, k_max_vocab),
+                                   code2wav.require_int({"num_quantizers"}, 1, 4096), hidden}));
 
   std::int64_t upsample = 0;
   for (const std::int64_t ratio : read_size_list(code2wav, "upsampling_ratios", 1024)) {
-    upsample = checked_add(upsample, biased_conv(hidden, hidden, ratio));  // ConvTranspose1d
+    upsample = checked_add(upsample, biased_conv_params(hidden, hidden, ratio));  // ConvTranspose1d
     // ConvNeXt: depthwise 7-tap conv, LayerNorm, pwconv1 / pwconv2 (4H), gamma.
-    upsample = checked_add(upsample, checked_add(biased_conv(1, hidden, 7), 2 * hidden));
-    upsample = checked_add(upsample, checked_add(biased_linear(hidden, 4 * hidden),
-                                                 biased_linear(4 * hidden, hidden)));
+    upsample = checked_add(upsample, checked_add(biased_conv_params(1, hidden, 7), 2 * hidden));
+    upsample = checked_add(upsample, checked_add(biased_conv_params(hidden, 4 * hidden),
+                                                 biased_conv_params(4 * hidden, hidden)));
     upsample = checked_add(upsample, hidden);
   }
-  add_vision_extra(model, "code2wav.upsample", "ConvNeXt", upsample);
+  add_vision_part(model, "code2wav.upsample", "ConvNeXt", upsample);
 
   const std::vector<std::int64_t> rates = read_size_list(code2wav, "upsample_rates", 1024);
   std::int64_t channels = code2wav.require_int({"decoder_dim"}, 1, k_max_width);
   if (channels % (std::int64_t{1} << rates.size()) != 0) {
     code2wav.fail("decoder_dim", "must halve evenly once per upsample_rates entry");
   }
-  std::int64_t decoder = biased_conv(hidden, channels, 7);
+  std::int64_t decoder = biased_conv_params(hidden, channels, 7);
   for (const std::int64_t rate : rates) {
     const std::int64_t out = channels / 2;
     decoder = checked_add(decoder, 2 * channels);                          // SnakeBeta alpha, beta
-    decoder = checked_add(decoder, biased_conv(channels, out, 2 * rate));  // ConvTranspose1d
+    decoder = checked_add(decoder, biased_conv_params(channels, out, 2 * rate));  // ConvTranspose1d
     // Three residual units (dilations 1, 3, 9): SnakeBeta, 7-tap conv, SnakeBeta, 1-tap conv.
-    const std::int64_t unit =
-        checked_add(checked_add(4 * out, biased_conv(out, out, 7)), biased_conv(out, out, 1));
+    const std::int64_t unit = checked_add(checked_add(4 * out, biased_conv_params(out, out, 7)),
+                                          biased_conv_params(out, out, 1));
     decoder = checked_add(decoder, checked_mul(3, unit));
     channels = out;
   }
-  decoder = checked_add(decoder, checked_add(2 * channels, biased_conv(channels, 1, 7)));
-  add_vision_extra(model, "code2wav.decoder", "Conv1d", decoder);
+  decoder = checked_add(decoder, checked_add(2 * channels, biased_conv_params(channels, 1, 7)));
+  add_vision_part(model, "code2wav.decoder", "Conv1d", decoder);
 }
 
 }  // namespace
