@@ -106,6 +106,23 @@ TEST_CASE("Qwen2.5-Omni-3B: the 7B's token2wav beside a 2048-wide thinker", "[qw
   constexpr std::int64_t text = 36 * (linear(2048, 2048) + 2 * linear(2048, 256) + 2048LL * 2048 +
                                       3 * 2048LL * 11'008 + 2 * 2048) +
                                 2 * 151'936LL * 2048 + 2048;
+  // Audio and vision as the 7B's but projecting to 2048.
+  constexpr std::int64_t audio =
+      linear(128, 1280, 3) + linear(1280, 1280, 3) +
+      32 * (4 * 1280LL * 1280 + 3 * 1280 + 4 * 1280 + linear(1280, 5120) + linear(5120, 1280)) +
+      2 * 1280 + linear(1280, 2048) + 2 * 2048;
+  constexpr std::int64_t vision =
+      1280LL * 3 * 2 * 14 * 14 +
+      32 * (2 * 1280 + 4 * linear(1280, 1280) + 2 * linear(1280, 3420) + linear(3420, 1280)) +
+      1280 + linear(5120, 5120) + linear(5120, 2048);
+  // Talker: proj 2048 -> 896, embed [8448, 2048], 24 Qwen2 layers of 14 / 2 heads x 64, MLP 4864,
+  // norm, codec_head [8448, 896].
+  constexpr std::int64_t talker =
+      linear(2048, 896) + 8448LL * 2048 +
+      24 * (linear(896, 896) + 2 * linear(896, 128) + 896LL * 896 + 3 * 896LL * 4864 + 2 * 896) +
+      896 + 896LL * 8448;
   CHECK(count.active == text);
-  CHECK(count.total == 5'537'120'672 - 32);
+  CHECK(count.total == text + audio + vision + talker + k_dit + k_bigvgan);
+  // The research note's 5,537,120,672 for the upload, its inv_freq included.
+  static_assert(text + audio + vision + talker + k_dit + k_bigvgan + 32 == 5'537'120'672);
 }
