@@ -36,6 +36,11 @@ struct Rename {
 // a tied model.shared that older encoder-decoder uploads keep.
 enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy, stored_extras, seq2seq };
 
+// How a family stores routed experts: one tensor per expert and projection (none), or one
+// tensor per projection holding them all, gate and up fused in gate_up_proj, as gpt-oss does
+// ([E, in, out]) or as Qwen3.5-MoE does ([E, out, in], nn.Linear's order).
+enum class StackedExperts { none, in_out, out_in };
+
 struct Naming {
   std::string_view label{};
   std::string_view root = "model.";       // wrapper prefix of the decoder: "model.", "backbone."
@@ -49,7 +54,16 @@ struct Naming {
   std::string_view token_types{};  // BERT segment table under root
   bool conv1d = false;      // GPT-2 Conv1D: weights stored [in, out], transposed from nn.Linear
   bool gamma_beta = false;  // TF-converted BERT: LayerNorm weight/bias spelled gamma/beta
-  bool stacked_experts = false;  // gpt-oss: one tensor per projection holds every expert
+  StackedExperts stacked_experts = StackedExperts::none;
+  // Qwen3.5-MoE: the MTP layer's experts are stored one tensor per expert and projection, while
+  // the main layers' are stacked.
+  bool mtp_experts_per_expert = false;
+  // The wrapper prefix of a vision tower's tensors ("model." -> "model.visual.blocks.N..."); empty:
+  // the tower is not named and the inventory stays partial.
+  std::string_view vision_root{};
+  // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
+  // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).
+  bool delta_vectors_also_f32 = false;
   // Encoders: every extra parameter is a head module (biased Linear, LayerNorm, bias vector)
   // stored under its own name, at top level unless a rename moves it under root.
   bool encoder_heads = false;
@@ -356,7 +370,7 @@ Naming mpnet_naming() {
 Naming gpt_oss_naming() {
   return {.label = "gpt-oss (model.*, mlp.router, stacked experts)",
           .renames = {{"", ".mlp.gate.", ".mlp.router."}},
-          .stacked_experts = true};
+          .stacked_experts = StackedExperts::in_out};
 }
 
 Naming naming_for(const std::string& type) {
@@ -430,6 +444,27 @@ Naming naming_for(const std::string& type) {
     return {.label = "Qwen3-Next (model.*, linear_attn, shared_expert, mtp.*)",
             .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}},
             .mtp_norm = "mtp.norm"};
+  }
+  if (type == "qwen3_5" || type == "qwen3_5_moe") {
+    // Qwen3_5(Moe)ForConditionalGeneration as Qwen/Qwen3.5-* store it: the text model under
+    // model.language_model.*, lm_head at the top, DeltaNet input projections split (in_proj_qkv,
+    // in_proj_z, in_proj_b, in_proj_a), the main layers' experts stacked (mlp.experts.gate_up_proj
+    // [E, 2I, H], down_proj [E, H, I]), the MTP layer's one per expert, the Qwen3-VL tower under
+    // model.visual.* (blocks.N.attn.qkv / proj, mlp.linear_fc1 / linear_fc2, merger.*).
+    // transformers modeling_qwen3_5(_moe).py; vLLM qwen3_5.py, qwen3_5_mtp.py; 27B and 397B-A17B
+    // headers (docs/checkpoint.md).
+    return {.label = "Qwen3.5 (model.language_model.*, model.visual.*, mtp.*)",
+            .root = "model.language_model.",
+            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."},
+                        {"visual.", ".attn.qkv_proj.", ".attn.qkv."},
+                        {"visual.", ".attn.o_proj.", ".attn.proj."},
+                        {"visual.", ".mlp.up_proj.", ".mlp.linear_fc1."},
+                        {"visual.", ".mlp.down_proj.", ".mlp.linear_fc2."}},
+            .mtp_norm = "mtp.norm",
+            .stacked_experts = StackedExperts::out_in,
+            .mtp_experts_per_expert = true,
+            .vision_root = "model.",
+            .delta_vectors_also_f32 = true};
   }
   if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
     return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", .root = "backbone.",
@@ -598,7 +633,7 @@ private:
     for (const layout::NamedLinear& linear : layout::named_linears(model_)) emit_linear(linear);
     for (const Stack& stack : model_.stacks) {
       if (stack.vision) {
-        gap("vision tower tensors are not named");
+        emit_vision_stack(stack);
         continue;
       }
       for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
@@ -615,6 +650,54 @@ private:
         }
       }
     }
+  }
+
+  // A vision tower's blocks under vision_root + "<stack>.blocks.N" (Qwen's "model.visual."),
+  // their Linears with biases as trace names them, respelled by the family's "visual." renames.
+  // Every upload trace names keeps its tower unquantized; a quantized one stays partial.
+  void emit_vision_stack(const Stack& stack) {
+    if (naming_.vision_root.empty()) {
+      gap("vision tower tensors are not named");
+      return;
+    }
+    if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
+    for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
+      const std::string prefix = fmt::format("{}{}.blocks.{}", naming_.vision_root, stack.name, i);
+      std::vector<layout::NamedLinear> linears;
+      layout::block_linears(prefix, stack.blocks[i], false, linears);
+      for (const layout::NamedLinear& linear : linears) {
+        const std::string name = renamed(linear.name);
+        if (linear.bias) add(name + ".bias", {linear.rows}, base_.name, true);
+        add(name + ".weight", {linear.rows, linear.cols}, base_.name, true);
+      }
+      emit_block(stack, prefix, stack.blocks[i]);
+    }
+    if (stack.final_norm) gap("a vision tower's final norm is not named");
+  }
+
+  // A vision tower's parameters outside its blocks ("visual.patch_embed.proj", "visual.merger.*"):
+  // the weight at the shape its family gives, a bias where the count holds shape[0] more;
+  // LayerNorms as weight and bias.
+  void emit_vision_extra(const ExtraParameter& extra) {
+    const std::string name = std::string(naming_.vision_root) + extra.name;
+    if (extra.op == "LayerNorm" && extra.shape.empty() && extra.params % 2 == 0) {
+      norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
+      return;
+    }
+    if (extra.shape.empty()) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    std::int64_t weight = 1;
+    for (const std::int64_t dim : extra.shape)
+      weight = checked_mul(weight, dim, "the tensor inventory");
+    const std::int64_t rest = extra.params - weight;
+    if (rest != 0 && rest != extra.shape.front()) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    if (rest != 0) add(name + ".bias", {extra.shape.front()}, base_.name, true);
+    add(name + ".weight", extra.shape, base_.name, true);
   }
 
   // Encoder-decoders: layout::named_linears names every stack's layers "layers.N", so each
@@ -849,7 +932,8 @@ private:
   }
 
   void emit_linear(const layout::NamedLinear& linear) {
-    if (linear.expert && naming_.stacked_experts) {
+    if (linear.expert && naming_.stacked_experts != StackedExperts::none &&
+        !(linear.mtp && naming_.mtp_experts_per_expert)) {
       emit_stacked_experts(linear);
       return;
     }
@@ -866,7 +950,8 @@ private:
   // gpt-oss: every expert of a projection in one tensor, gate and up fused ("gate_up_proj").
   // MXFP4 (openai's upload): _blocks U8 [E, out, in/32, 16] (two 4-bit values a byte), _scales U8
   // [E, out, in/32] (one E8M0 exponent per 32), _bias [E, out]. Unquantized: GptOssExperts's
-  // parameters, [E, in, out].
+  // parameters, [E, in, out]. Qwen3.5-MoE: gate_up_proj [E, 2I, H] (gate rows first) and
+  // down_proj [E, H, I], nn.Linear's [out, in] per expert.
   void emit_stacked_experts(const layout::NamedLinear& linear) {
     const std::size_t star = linear.name.find(".*.");
     const std::string leaf = linear.name.substr(star + 3);
@@ -878,14 +963,19 @@ private:
     const std::int64_t cols = linear.cols;
     const std::int64_t values = checked_mul(checked_mul(experts, rows, "the tensor inventory"), cols,
                                             "the tensor inventory");
+    const std::vector<std::int64_t> unquantized =
+        naming_.stacked_experts == StackedExperts::out_in
+            ? std::vector<std::int64_t>{experts, rows, cols}
+            : std::vector<std::int64_t>{experts, cols, rows};
     if (!model_.quantization) {
-      add(at, {experts, cols, rows}, base_.name, true);
-    } else if (model_.quantization->format == QuantFormat::mxfp4 && cols % 32 == 0) {
+      add(at, unquantized, base_.name, true);
+    } else if (model_.quantization->format == QuantFormat::mxfp4 && cols % 32 == 0 &&
+               naming_.stacked_experts == StackedExperts::in_out) {
       add(at + "_blocks", {experts, rows, cols / 32, 16}, "U8", true, values);
       add(at + "_scales", {experts, rows, cols / 32}, "U8", false);
     } else {
-      gap("stacked experts are modelled unquantized or MXFP4 only");
-      add(at, {experts, cols, rows}, base_.name, true);
+      gap("stacked experts are modelled unquantized (and gpt-oss's MXFP4) only");
+      add(at, unquantized, base_.name, true);
     }
     if (linear.bias) add(at + "_bias", {experts, rows}, base_.name, true);
   }
@@ -1035,8 +1125,12 @@ private:
       add(full_name(at + ".conv1d.weight"), {ssm.conv_channels(), 1, ssm.conv_kernel}, base_.name,
           true);
       add(full_name(at + ".A_log"), {ssm.num_heads}, base_.name, true);
+      if (naming_.delta_vectors_also_f32) inventory_.tensors.back().also_stored_as = "F32";
       add(full_name(at + ".dt_bias"), {ssm.num_heads}, base_.name, true);
-      if (ssm.gated_norm) add(full_name(at + ".norm.weight"), {ssm.head_dim}, base_.name, true);
+      if (ssm.gated_norm) {
+        add(full_name(at + ".norm.weight"), {ssm.head_dim}, base_.name, true);
+        if (naming_.delta_vectors_also_f32) inventory_.tensors.back().also_stored_as = "F32";
+      }
       return;
     }
     if (ssm.kind != SsmKind::mamba2) {
@@ -1056,7 +1150,9 @@ private:
   void emit_extra(const ExtraParameter& extra) {
     const std::int64_t h = model_.hidden_size;
     const std::string& name = extra.name;
-    if (naming_.encoder_heads && name.find(".*.") != std::string::npos) {
+    if (extra.component == "vision" && !naming_.vision_root.empty()) {
+      emit_vision_extra(extra);
+    } else if (naming_.encoder_heads && name.find(".*.") != std::string::npos) {
       emit_per_layer(extra);
     } else if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
                ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
@@ -1237,10 +1333,15 @@ std::string component_of(std::string_view name, const Inventory& inventory) {
   if (contains(name, "visual") || contains(name, "vision")) return "vision";
   if (name.starts_with("lm_head")) return "head";
   if (contains(name, "embed")) return "embedding";
+  // Routed experts: one tensor per expert (".experts.7."), or stacked per projection
+  // (".experts.gate_up_proj", gpt-oss and Qwen3.5-MoE).
   const std::size_t experts = name.find(".experts.");
-  if (experts != std::string_view::npos && experts + 9 < name.size() && name[experts + 9] >= '0' &&
-      name[experts + 9] <= '9') {
-    return "experts";
+  if (experts != std::string_view::npos) {
+    const std::string_view rest = name.substr(experts + 9);
+    if ((!rest.empty() && rest.front() >= '0' && rest.front() <= '9') ||
+        rest.starts_with("gate_up_proj") || rest.starts_with("down_proj")) {
+      return "experts";
+    }
   }
   if (contains(name, "norm")) return "norm";
   if (contains(name, "shared_expert")) return "mlp";

@@ -146,6 +146,9 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   std::int64_t packed_bytes = 0;
   std::int64_t packed_int32 = 0;
   std::int64_t buffer_elements = 0;
+  std::int64_t alternative_count = 0;
+  std::int64_t alternative_bytes = 0;
+  std::string alternative_dtype;
   const std::unordered_set<std::string_view> names = all_names(shards);
   for (const SafetensorsHeader& shard : shards) {
     for (const TensorHeader& tensor : shard.tensors) {
@@ -170,7 +173,19 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         add_to(component(tensor.name).expected, tensor.elements, tensor.bytes());
         if (packing_of(tensor, names) == Packing::none) buffer_elements += tensor.elements;
       }
-      const bool dtype_differs = !expected.buffer && expected.dtype != tensor.dtype;
+      const bool alternative = !expected.also_stored_as.empty() &&
+                               tensor.dtype == expected.also_stored_as &&
+                               expected.dtype != tensor.dtype && expected.shape == tensor.shape;
+      if (alternative) {
+        // Stored in the family's other dtype: expected as found.
+        const std::int64_t more = tensor.bytes() - expected.bytes();
+        result.expected.bytes += more;
+        component(tensor.name).expected.bytes += more;
+        ++alternative_count;
+        alternative_bytes += more;
+        alternative_dtype = tensor.dtype;
+      }
+      const bool dtype_differs = !expected.buffer && !alternative && expected.dtype != tensor.dtype;
       if (dtype_differs || expected.shape != tensor.shape) {
         ++result.mismatch_count;
         result.mismatches.push_back({tensor.name, describe(expected.dtype, expected.shape),
@@ -238,6 +253,13 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         "{} elements are buffers this upload stores (causal masks, a tied embedding's copy): "
         "stored, but not parameters",
         buffer_elements));
+  }
+  if (alternative_count > 0) {
+    result.explanations.push_back(
+        fmt::format("{} tensors are stored as {}, a dtype the family's uploads use for them ({:+} "
+                    "bytes against "
+                    "the checkpoint dtype): expected as found",
+                    alternative_count, alternative_dtype, alternative_bytes));
   }
   if (scale_elements > 0) {
     result.explanations.push_back(fmt::format(

@@ -98,8 +98,15 @@ void ssm_linears(const std::string& at, const Ssm& ssm, bool mtp, std::vector<Na
   switch (ssm.kind) {
     case SsmKind::mamba2: add("in_proj", ssm.in_proj_width(), ssm.hidden); break;
     case SsmKind::gated_delta_net:
-      add("in_proj_qkvz", ssm.inner + ssm.conv_channels(), ssm.hidden);
-      add("in_proj_ba", 2 * ssm.num_heads, ssm.hidden);
+      if (ssm.split_in_proj) {  // Qwen3.5: q, k, v | z | b | a
+        add("in_proj_qkv", ssm.conv_channels(), ssm.hidden);
+        add("in_proj_z", ssm.inner, ssm.hidden);
+        add("in_proj_b", ssm.num_heads, ssm.hidden);
+        add("in_proj_a", ssm.num_heads, ssm.hidden);
+      } else {
+        add("in_proj_qkvz", ssm.inner + ssm.conv_channels(), ssm.hidden);
+        add("in_proj_ba", 2 * ssm.num_heads, ssm.hidden);
+      }
       break;
     case SsmKind::mamba1:
       add("in_proj", ssm.in_proj_width(), ssm.hidden);
@@ -183,8 +190,8 @@ std::int64_t ssm_tensors(const Ssm& ssm) {
   switch (ssm.kind) {
     case SsmKind::mamba2:  // + A_log, D, dt_bias, gated norm
       return projections + conv + 3 + (ssm.gated_norm ? 1 : 0);
-    case SsmKind::gated_delta_net:  // + in_proj_ba, A_log, dt_bias, norm
-      return projections + 1 + conv + 2 + (ssm.gated_norm ? 1 : 0);
+    case SsmKind::gated_delta_net:  // + in_proj_ba (Qwen3.5: z, b, a), A_log, dt_bias, norm
+      return projections + (ssm.split_in_proj ? 3 : 1) + conv + 2 + (ssm.gated_norm ? 1 : 0);
     case SsmKind::mamba1:  // + x_proj, dt_proj weight and bias, A_log, D (+ dt/B/C norms)
       return projections + conv + 5 + (ssm.dt_bc_norms ? 3 : 0);
     case SsmKind::kimi_delta:  // 9 Linears, q/k/v conv1d, A_log, dt_bias, o_norm
@@ -225,37 +232,40 @@ ModuleNames module_names(const std::string& prefix, const Block& block) {
           fmt::format("{}.{}", prefix, block.ssm ? block.ssm->name : "mamba"), prefix + ".mlp"};
 }
 
+void block_linears(const std::string& prefix, const Block& block, bool mtp,
+                   std::vector<NamedLinear>& out) {
+  if (block.shared_weights) return;
+  const ModuleNames names = module_names(prefix, block);
+  attention_linears(names.attention, block.attention, mtp, out);
+  if (block.cross_attention) {
+    attention_linears(fmt::format("{}.{}", prefix, block.cross_attention->name),
+                      *block.cross_attention, mtp, out);
+  }
+  if (block.ssm) ssm_linears(names.ssm, *block.ssm, mtp, out);
+  mlp_linears(names.ffn, block.mlp, mtp, 0, out);
+  if (block.moe) {
+    const Moe& moe = *block.moe;
+    const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
+    out.push_back({names.ffn + ".gate", moe.num_experts, hidden, mtp, true, false, 1,
+                   LinearKind::mlp, moe.router_bias});
+    mlp_linears(names.ffn + ".experts.*", moe.expert, mtp, moe.num_experts, out);
+    if (moe.shared) mlp_linears(names.ffn + ".shared_experts", *moe.shared, mtp, 0, out);
+    if (moe.latent_dim > 0) {
+      out.push_back({names.ffn + ".fc1_latent_proj", moe.latent_dim, hidden, mtp, false, false, 1,
+                     LinearKind::latent});
+      out.push_back({names.ffn + ".fc2_latent_proj", hidden, moe.latent_dim, mtp, false, false, 1,
+                     LinearKind::latent});
+    }
+  }
+}
+
 std::vector<NamedLinear> named_linears(const ModelDescription& model) {
   std::vector<NamedLinear> out;
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
     const std::string base = stack.mtp ? "mtp.layers" : "layers";
     for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
-      const Block& block = stack.blocks[i];
-      if (block.shared_weights) continue;
-      const std::string prefix = fmt::format("{}.{}", base, i);
-      const ModuleNames names = module_names(prefix, block);
-      attention_linears(names.attention, block.attention, stack.mtp, out);
-      if (block.cross_attention) {
-        attention_linears(fmt::format("{}.{}", prefix, block.cross_attention->name),
-                          *block.cross_attention, stack.mtp, out);
-      }
-      if (block.ssm) ssm_linears(names.ssm, *block.ssm, stack.mtp, out);
-      mlp_linears(names.ffn, block.mlp, stack.mtp, 0, out);
-      if (block.moe) {
-        const Moe& moe = *block.moe;
-        const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
-        out.push_back({names.ffn + ".gate", moe.num_experts, hidden, stack.mtp, true, false, 1,
-                       LinearKind::mlp, moe.router_bias});
-        mlp_linears(names.ffn + ".experts.*", moe.expert, stack.mtp, moe.num_experts, out);
-        if (moe.shared) mlp_linears(names.ffn + ".shared_experts", *moe.shared, stack.mtp, 0, out);
-        if (moe.latent_dim > 0) {
-          out.push_back({names.ffn + ".fc1_latent_proj", moe.latent_dim, hidden, stack.mtp, false,
-                         false, 1, LinearKind::latent});
-          out.push_back({names.ffn + ".fc2_latent_proj", hidden, moe.latent_dim, stack.mtp, false,
-                         false, 1, LinearKind::latent});
-        }
-      }
+      block_linears(fmt::format("{}.{}", base, i), stack.blocks[i], stack.mtp, out);
     }
   }
   if (model.has_lm_head && !model.tie_word_embeddings) {
@@ -278,7 +288,13 @@ std::int64_t tensor_count(const ModelDescription& model) {
     if (!model.tie_word_embeddings) ++n;
     if (model.lm_head_bias) ++n;
   }
-  for (const ExtraParameter& extra : model.extra_parameters) n += extra.op == "LayerNorm" ? 2 : 1;
+  for (const ExtraParameter& extra : model.extra_parameters) {
+    // A weight whose family gives its shape holds a bias beside it when the count says so.
+    std::int64_t weight = extra.shape.empty() ? 0 : 1;
+    for (const std::int64_t dim : extra.shape) weight = checked_mul(weight, dim);
+    const bool biased = !extra.shape.empty() && extra.params - weight == extra.shape.front();
+    n += extra.op == "LayerNorm" || biased ? 2 : 1;
+  }
   return n;
 }
 

@@ -43,6 +43,11 @@ ModuleNames module_names(const std::string& prefix, const Block& block);
 /// Every Linear weight of the text model (vision towers left out), in checkpoint order.
 std::vector<NamedLinear> named_linears(const ModelDescription& model);
 
+/// The Linears of one block under `prefix` ("layers.3", or a vision tower's "visual.blocks.3"),
+/// appended to `out` in checkpoint order; none for a block that reuses another's weights.
+void block_linears(const std::string& prefix, const Block& block, bool mtp,
+                   std::vector<NamedLinear>& out);
+
 /// Tensors the checkpoint holds at full precision: one per weight, bias, norm weight/bias,
 /// per-head vector, router buffer (routed experts stored one tensor per projection).
 std::int64_t tensor_count(const ModelDescription& model);

@@ -28,6 +28,10 @@ struct ExpectedTensor {
   /// convert_pegasus_tf_to_pytorch.py). Counted by trace as num_parameters() counts it; never
   /// reported missing; an upload without it should hold trace's count less its elements.
   bool droppable = false;
+  /// A second dtype uploads of the family store this tensor in (Qwen3.5's own uploads keep
+  /// A_log and the DeltaNet norm in F32, later ones BF16): matched without a mismatch, its bytes
+  /// expected as found. Empty: `dtype` only.
+  std::string_view also_stored_as{};
   std::int64_t elements() const;
   std::int64_t bytes() const;
 };

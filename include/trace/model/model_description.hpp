@@ -181,6 +181,10 @@ struct Ssm {
   /// Kimi Delta Attention: the checkpoint keeps A_log [heads] and dt_bias [inner] in F32 whatever
   /// its dtype (Kimi-Linear, GLM-5.3-Flash).
   bool decay_fp32 = false;
+  /// Gated DeltaNet as Qwen3.5 stores it: four input projections (in_proj_qkv [conv channels],
+  /// in_proj_z [inner], in_proj_b and in_proj_a [heads]) where Qwen3-Next fuses in_proj_qkvz and
+  /// in_proj_ba. The same parameters; two more tensors, named as the checkpoint names them.
+  bool split_in_proj = false;
 
   /// Channels the causal conv runs over (mamba2: x, B, C; delta nets: q, k, v; mamba1: x;
   /// short_conv: B*x).
@@ -272,6 +276,9 @@ struct ExtraParameter {
   std::string component;  ///< by_component key: "embedding", "head", "norm", "other"...
   std::string op;         ///< what the graph shows, e.g. "Linear", "LayerNorm"
   std::int64_t params = 0;
+  /// The weight's stored shape where the family knows it (a Conv3d's [out, in, T, P, P]); params
+  /// beyond its elements are a bias of shape[0]. Empty: the tensor inventory infers it.
+  std::vector<std::int64_t> shape{};
 };
 
 /// A tensor some checkpoints store that is not a parameter (GPT-2's causal masks, rotary

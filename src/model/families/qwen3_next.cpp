@@ -97,6 +97,7 @@ ModelDescription build_hybrid_text(const ConfigReader& config, FfnKind ffn, bool
   delta.conv_bias = false;
   delta.proj_bias = false;
   delta.chunk_size = 64;
+  delta.split_in_proj = qwen3_5;
   if (delta.num_heads % delta.groups != 0) {
     config.fail("linear_num_value_heads", "is not a multiple of linear_num_key_heads");
   }

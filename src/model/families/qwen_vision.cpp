@@ -136,18 +136,23 @@ void add_qwen3_vl_vision(const ConfigReader& vision, std::int64_t text_hidden,
   }
   const std::int64_t hidden = shape.hidden;
   const std::int64_t merged = checked_product({hidden, shape.merge, shape.merge});
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> weight_shape) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(weight_shape)});
   };
   extra("visual.patch_embed.proj", "Conv3d",
-        checked_add(checked_product({hidden, shape.channels, shape.temporal, shape.patch,
-                                     shape.patch}),
-                    hidden));
-  extra("visual.pos_embed", "Embedding", checked_mul(positions, hidden));
+        checked_add(
+            checked_product({hidden, shape.channels, shape.temporal, shape.patch, shape.patch}),
+            hidden),
+        {hidden, shape.channels, shape.temporal, shape.patch, shape.patch});
+  extra("visual.pos_embed", "Embedding", checked_mul(positions, hidden), {positions, hidden});
   const auto merger = [&](const std::string& prefix, std::int64_t norm_dim) {
-    extra(prefix + ".norm", "LayerNorm", 2 * norm_dim);
-    extra(prefix + ".linear_fc1", "Linear", checked_add(checked_mul(merged, merged), merged));
-    extra(prefix + ".linear_fc2", "Linear", checked_add(checked_mul(merged, out), out));
+    extra(prefix + ".norm", "LayerNorm", 2 * norm_dim, {});
+    extra(prefix + ".linear_fc1", "Linear", checked_add(checked_mul(merged, merged), merged),
+          {merged, merged});
+    extra(prefix + ".linear_fc2", "Linear", checked_add(checked_mul(merged, out), out),
+          {out, merged});
   };
   merger("visual.merger", hidden);
   for (std::int64_t i = 0; i < deepstack; ++i) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "inventory_lookup.hpp"
 #include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
 #include "trace/model/model_config.hpp"
@@ -14,25 +15,9 @@ namespace {
 
 using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
-using Shape = std::vector<std::int64_t>;
-
-const ExpectedTensor* find_tensor(const Inventory& inventory, const std::string& name) {
-  const auto it = std::find_if(inventory.tensors.begin(), inventory.tensors.end(),
-                               [&](const ExpectedTensor& t) { return t.name == name; });
-  return it == inventory.tensors.end() ? nullptr : &*it;
-}
-
-void check_tensor(const Inventory& inventory, const std::string& name, const Shape& shape) {
-  INFO(name);
-  const ExpectedTensor* tensor = find_tensor(inventory, name);
-  REQUIRE(tensor != nullptr);
-  CHECK(tensor->shape == shape);
-}
-
-void check_absent(const Inventory& inventory, const std::string& name) {
-  INFO(name);
-  CHECK(find_tensor(inventory, name) == nullptr);
-}
+using trace::test::check_absent;
+using trace::test::check_tensor;
+using trace::test::find_tensor;
 
 Inventory fixture_inventory(const std::string& config) {
   return trace::checkpoint::build_inventory(trace::test::fixture(config));

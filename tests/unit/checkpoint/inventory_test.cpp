@@ -52,7 +52,10 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
                             model.model_type == "albert" || model.model_type == "deberta" ||
                             model.model_type == "deberta-v2" || model.model_type == "modernbert" ||
                             model.model_type == "mpnet";
-  if (!model.quantization && !biased_heads) {
+  // tensor_count counts routed experts one tensor per expert and projection; gpt-oss and
+  // Qwen3.5-MoE stack them (checked by hand in checkpoint_names_test.cpp).
+  const bool stacked_experts = model.model_type == "gpt_oss" || model.model_type == "qwen3_5_moe";
+  if (!model.quantization && !biased_heads && !stacked_experts) {
     CHECK(tensors == trace::layout::tensor_count(model));
   }
   return true;
@@ -78,7 +81,8 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // gpt-oss namings; those add 18 (gemma 2, gemma3_text 2, phi3 3, phi 2, gpt2 2, falcon 2,
   // gpt_neox 2, bert 2, gpt_oss 1); the encoder and seq2seq namings since (roberta to mbart,
   // then albert, deberta, deberta-v2, modernbert, marian, pegasus, m2m_100) bring it to 108, a
-  // ratchet. Every bundled model but Llama 4 Scout (vision) is complete.
-  CHECK(complete >= 108);
-  CHECK(catalog_complete >= 20);
+  // ratchet; 117 with Qwen3.5's naming (its five unquantized fixtures, the 397B-A17B's new).
+  // Every bundled model but Llama 4 Scout (vision) is complete.
+  CHECK(complete >= 117);
+  CHECK(catalog_complete >= 22);
 }

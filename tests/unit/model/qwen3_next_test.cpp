@@ -131,6 +131,35 @@ TEST_CASE("Qwen3.5-35B-A3B: Hub total 35,951,822,704, text 34,660,610,688", "[qw
   CHECK(count.active == 34'660'610'688 - 40LL * 248 * 3 * 2048 * 512);
 }
 
+TEST_CASE("Qwen3.5-397B-A17B: the header ledger's 403,397,928,944", "[qwen3_5][golden]") {
+  // Fixture reconstructed from the published hyperparameters (SOURCES-qwen3-next.md): H 4096,
+  // 60 layers (45 DeltaNet, 15 full attention), 512 experts of 1024 (top 10) + a shared one.
+  const trace::ParameterCount count =
+      trace::count_parameters(fixture("Qwen--Qwen3.5-397B-A17B.reconstructed.json"));
+  // DeltaNet: in_proj_qkv 12288 x 4096 + z 8192 x 4096 + b, a 2 x 64 x 4096 + conv 12288 x 4
+  // + A_log, dt_bias 2 x 64 + norm 128 + out_proj 4096 x 8192.
+  constexpr std::int64_t delta =
+      12288LL * 4096 + 8192LL * 4096 + 2 * 64 * 4096 + 12288 * 4 + 2 * 64 + 128 + 4096LL * 8192;
+  static_assert(delta == 118'014'208);
+  // Attention: q (+ gate) 2 x 32 x 256 x 4096, k and v 2 x 512 x 4096, o 4096 x 8192, q/k norms.
+  constexpr std::int64_t attention = 2LL * 32 * 256 * 4096 + 2 * 512 * 4096 + 4096LL * 8192 + 512;
+  // MoE: router 512 x 4096, 512 experts + 1 shared of 3 x 4096 x 1024, shared gate 4096.
+  constexpr std::int64_t expert = 3LL * 4096 * 1024;
+  constexpr std::int64_t moe = 512 * 4096 + 513 * expert + 4096;
+  constexpr std::int64_t norms = 2 * 4096;
+  constexpr std::int64_t text =
+      45 * (delta + moe + norms) + 15 * (attention + moe + norms) + 4096 + 2LL * 248320 * 4096;
+  static_assert(text == 396'346'350'336);  // the ledger's text model
+  // MTP: fc 2H x H, three norms, one attention layer with the MoE.
+  constexpr std::int64_t mtp = 2LL * 4096 * 4096 + 3 * 4096 + attention + moe + norms;
+  static_assert(mtp == 6'595'568'128);  // the ledger's MTP
+  CHECK(count.mtp == mtp);
+  CHECK(count.vision == 456'010'480);  // the 9B's tower, merged into 4096
+  CHECK(count.total == text + mtp + 456'010'480);
+  CHECK(count.total == 403'397'928'944);
+  CHECK(count.active == text - 60LL * 502 * expert);  // 10 of 512 experts a layer
+}
+
 TEST_CASE("Qwen3-Next / Qwen3.5 config errors name the key", "[qwen3_next][errors]") {
   nlohmann::json next = nlohmann::json::parse(trace::test::config_text(k_next));
   next["layer_types"] = {"linear_attention", "full_attention"};

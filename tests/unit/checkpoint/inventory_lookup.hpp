@@ -1,0 +1,35 @@
+#pragma once
+// Looking tensors up in an inventory by their checkpoint name, for the naming tests.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "trace/checkpoint/inventory.hpp"
+
+namespace trace::test {
+
+inline const checkpoint::ExpectedTensor* find_tensor(const checkpoint::Inventory& inventory,
+                                                     const std::string& name) {
+  const auto it = std::find_if(inventory.tensors.begin(), inventory.tensors.end(),
+                               [&](const checkpoint::ExpectedTensor& t) { return t.name == name; });
+  return it == inventory.tensors.end() ? nullptr : &*it;
+}
+
+/// The inventory lists `name` at `shape`.
+inline void check_tensor(const checkpoint::Inventory& inventory, const std::string& name,
+                         const std::vector<std::int64_t>& shape) {
+  INFO(name);
+  const checkpoint::ExpectedTensor* tensor = find_tensor(inventory, name);
+  REQUIRE(tensor != nullptr);
+  CHECK(tensor->shape == shape);
+}
+
+/// The inventory does not list `name`.
+inline void check_absent(const checkpoint::Inventory& inventory, const std::string& name) {
+  INFO(name);
+  CHECK(find_tensor(inventory, name) == nullptr);
+}
+
+}  // namespace trace::test
