@@ -58,9 +58,9 @@ struct Naming {
   // Qwen3.5-MoE: the MTP layer's experts are stored one tensor per expert and projection, while
   // the main layers' are stacked.
   bool mtp_experts_per_expert = false;
-  // The wrapper prefix of a vision tower's tensors ("model." -> "model.visual.blocks.N..."); empty:
-  // the tower is not named and the inventory stays partial.
-  std::string_view vision_root{};
+  // The wrapper prefix of a vision tower's tensors ("model." -> "model.visual.blocks.N...", "" ->
+  // "visual.blocks.N..."); none: the tower is not named and the inventory stays partial.
+  std::optional<std::string_view> vision_root{};
   // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
   // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).
   bool delta_vectors_also_f32 = false;
@@ -373,6 +373,19 @@ Naming gpt_oss_naming() {
           .stacked_experts = StackedExperts::in_out};
 }
 
+// The Qwen vision towers' spellings of trace's module names (visual.blocks.N): the fused
+// attn.qkv and attn.proj; a plain MLP's two Linears as `fc1` / `fc2` (Qwen2-VL's "fc1", Qwen3-VL's
+// "linear_fc1"); a gated MLP (Qwen2.5-VL) keeps gate_proj / up_proj / down_proj: `fc1` empty.
+std::vector<Rename> qwen_tower_renames(std::string_view fc1, std::string_view fc2) {
+  std::vector<Rename> renames{{"visual.", ".attn.qkv_proj.", ".attn.qkv."},
+                              {"visual.", ".attn.o_proj.", ".attn.proj."}};
+  if (!fc1.empty()) {
+    renames.push_back({"visual.", ".mlp.up_proj.", fc1});
+    renames.push_back({"visual.", ".mlp.down_proj.", fc2});
+  }
+  return renames;
+}
+
 Naming naming_for(const std::string& type) {
   // Families whose checkpoint uses transformers' module names under model.* unchanged:
   // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
@@ -445,6 +458,33 @@ Naming naming_for(const std::string& type) {
             .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}},
             .mtp_norm = "mtp.norm"};
   }
+  if (type == "qwen2_vl" || type == "qwen2_5_vl") {
+    // Qwen2(.5)-VL as Qwen's uploads store it (saved before transformers 4.52 moved it under
+    // model.visual / model.language_model, which its _checkpoint_conversion_mapping undoes at
+    // load): the Qwen2 text model under model.*, the tower at the top as visual.*
+    // (blocks.N.attn.qkv / proj; Qwen2-VL's mlp.fc1 / fc2, Qwen2.5-VL's gated mlp.gate_proj /
+    // up_proj / down_proj, biased; merger.ln_q, merger.mlp.0 / mlp.2). modeling_qwen2_vl.py,
+    // modeling_qwen2_5_vl.py.
+    if (type == "qwen2_5_vl") {
+      return {.label = "Qwen2.5-VL (model.*, visual.* at the top)",
+              .renames = qwen_tower_renames("", ""),
+              .vision_root = ""};
+    }
+    return {.label = "Qwen2-VL (model.*, visual.* at the top)",
+            .renames = qwen_tower_renames(".mlp.fc1.", ".mlp.fc2."),
+            .vision_root = ""};
+  }
+  if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
+    // Qwen3-VL(-MoE) as Qwen's uploads store it: model.language_model.*, the tower under
+    // model.visual.* (Qwen3.5's names plus deepstack_merger_list.K.*), lm_head at the top; the
+    // MoE's experts stacked [E, H, 2I] / [E, I, H] (llama.cpp's and Megatron-Bridge's converters,
+    // transformers <= 4.57's Qwen3VLMoeTextExperts). modeling_qwen3_vl(_moe).py.
+    return {.label = "Qwen3-VL (model.language_model.*, model.visual.*)",
+            .root = "model.language_model.",
+            .renames = qwen_tower_renames(".mlp.linear_fc1.", ".mlp.linear_fc2."),
+            .stacked_experts = StackedExperts::in_out,
+            .vision_root = "model."};
+  }
   if (type == "qwen3_5" || type == "qwen3_5_moe") {
     // Qwen3_5(Moe)ForConditionalGeneration as Qwen/Qwen3.5-* store it: the text model under
     // model.language_model.*, lm_head at the top, DeltaNet input projections split (in_proj_qkv,
@@ -453,18 +493,16 @@ Naming naming_for(const std::string& type) {
     // model.visual.* (blocks.N.attn.qkv / proj, mlp.linear_fc1 / linear_fc2, merger.*).
     // transformers modeling_qwen3_5(_moe).py; vLLM qwen3_5.py, qwen3_5_mtp.py; 27B and 397B-A17B
     // headers (docs/checkpoint.md).
-    return {.label = "Qwen3.5 (model.language_model.*, model.visual.*, mtp.*)",
-            .root = "model.language_model.",
-            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."},
-                        {"visual.", ".attn.qkv_proj.", ".attn.qkv."},
-                        {"visual.", ".attn.o_proj.", ".attn.proj."},
-                        {"visual.", ".mlp.up_proj.", ".mlp.linear_fc1."},
-                        {"visual.", ".mlp.down_proj.", ".mlp.linear_fc2."}},
-            .mtp_norm = "mtp.norm",
-            .stacked_experts = StackedExperts::out_in,
-            .mtp_experts_per_expert = true,
-            .vision_root = "model.",
-            .delta_vectors_also_f32 = true};
+    Naming naming{.label = "Qwen3.5 (model.language_model.*, model.visual.*, mtp.*)",
+                  .root = "model.language_model.",
+                  .renames = qwen_tower_renames(".mlp.linear_fc1.", ".mlp.linear_fc2."),
+                  .mtp_norm = "mtp.norm",
+                  .stacked_experts = StackedExperts::out_in,
+                  .mtp_experts_per_expert = true,
+                  .vision_root = "model.",
+                  .delta_vectors_also_f32 = true};
+    naming.renames.push_back({"", ".mlp.shared_experts.", ".mlp.shared_expert."});
+    return naming;
   }
   if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
     return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", .root = "backbone.",
@@ -652,17 +690,17 @@ private:
     }
   }
 
-  // A vision tower's blocks under vision_root + "<stack>.blocks.N" (Qwen's "model.visual."),
+  // A vision tower's blocks under vision_root + "<stack>.blocks.N" ("model.visual.", "visual."),
   // their Linears with biases as trace names them, respelled by the family's "visual." renames.
   // Every upload trace names keeps its tower unquantized; a quantized one stays partial.
   void emit_vision_stack(const Stack& stack) {
-    if (naming_.vision_root.empty()) {
+    if (!naming_.vision_root) {
       gap("vision tower tensors are not named");
       return;
     }
     if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
     for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
-      const std::string prefix = fmt::format("{}{}.blocks.{}", naming_.vision_root, stack.name, i);
+      const std::string prefix = fmt::format("{}{}.blocks.{}", *naming_.vision_root, stack.name, i);
       std::vector<layout::NamedLinear> linears;
       layout::block_linears(prefix, stack.blocks[i], false, linears);
       for (const layout::NamedLinear& linear : linears) {
@@ -679,9 +717,13 @@ private:
   // the weight at the shape its family gives, a bias where the count holds shape[0] more;
   // LayerNorms as weight and bias.
   void emit_vision_extra(const ExtraParameter& extra) {
-    const std::string name = std::string(naming_.vision_root) + extra.name;
+    const std::string name = std::string(*naming_.vision_root) + extra.name;
     if (extra.op == "LayerNorm" && extra.shape.empty() && extra.params % 2 == 0) {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
+      return;
+    }
+    if (extra.op == "RMSNorm" && extra.shape.empty()) {
+      norm(name, Norm{"", NormKind::rms_norm, extra.params}, false);
       return;
     }
     if (extra.shape.empty()) {
@@ -1150,7 +1192,7 @@ private:
   void emit_extra(const ExtraParameter& extra) {
     const std::int64_t h = model_.hidden_size;
     const std::string& name = extra.name;
-    if (extra.component == "vision" && !naming_.vision_root.empty()) {
+    if (extra.component == "vision" && naming_.vision_root) {
       emit_vision_extra(extra);
     } else if (naming_.encoder_heads && name.find(".*.") != std::string::npos) {
       emit_per_layer(extra);

@@ -83,10 +83,26 @@ void add_patch_merger(ModelDescription& model, const TowerShape& shape, std::int
   model.extra_parameters.push_back({"visual.merger.ln_q", "vision",
                                     rms_norm_q ? "RMSNorm" : "LayerNorm",
                                     rms_norm_q ? shape.hidden : 2 * shape.hidden});
-  model.extra_parameters.push_back({"visual.merger.mlp.0", "vision", "Linear",
-                                    checked_add(checked_mul(merged, merged), merged)});
+  model.extra_parameters.push_back({"visual.merger.mlp.0",
+                                    "vision",
+                                    "Linear",
+                                    checked_add(checked_mul(merged, merged), merged),
+                                    {merged, merged}});
+  model.extra_parameters.push_back({"visual.merger.mlp.2",
+                                    "vision",
+                                    "Linear",
+                                    checked_add(checked_mul(merged, out), out),
+                                    {out, merged}});
+}
+
+// The bias-free Conv3d patch embedding of Qwen2-VL and Qwen2.5-VL: [D, C, T, P, P].
+void add_patch_embed(ModelDescription& model, const TowerShape& shape) {
   model.extra_parameters.push_back(
-      {"visual.merger.mlp.2", "vision", "Linear", checked_add(checked_mul(merged, out), out)});
+      {"visual.patch_embed.proj",
+       "vision",
+       "Conv3d",
+       checked_product({shape.hidden, shape.channels, shape.temporal, shape.patch, shape.patch}),
+       {shape.hidden, shape.channels, shape.temporal, shape.patch, shape.patch}});
 }
 
 }  // namespace
@@ -100,9 +116,7 @@ void add_qwen2_vl_vision(const ConfigReader& vision, ModelDescription& model) {
     intermediate = static_cast<std::int64_t>(static_cast<double>(shape.hidden) * *ratio);
   }
   note_defaults(model, vision, "Qwen2VLVisionConfig", {{"mlp_ratio", "4"}, {"in_chans", "3"}});
-  model.extra_parameters.push_back(
-      {"visual.patch_embed.proj", "vision", "Conv3d",
-       checked_product({shape.hidden, shape.channels, shape.temporal, shape.patch, shape.patch})});
+  add_patch_embed(model, shape);
   add_patch_merger(model, shape, out, false);
   const Mlp mlp{MlpKind::plain, vision.optional_string("hidden_act").value_or("quick_gelu"),
                 shape.hidden, intermediate, true, true, false};
@@ -113,9 +127,7 @@ void add_qwen2_5_vl_vision(const ConfigReader& vision, ModelDescription& model) 
   const TowerShape shape = read_tower(vision, "hidden_size");
   const std::int64_t out = vision.require_int({"out_hidden_size"}, 1, k_max_width);
   const std::int64_t intermediate = vision.require_int({"intermediate_size"}, 1, k_max_width);
-  model.extra_parameters.push_back(
-      {"visual.patch_embed.proj", "vision", "Conv3d",
-       checked_product({shape.hidden, shape.channels, shape.temporal, shape.patch, shape.patch})});
+  add_patch_embed(model, shape);
   add_patch_merger(model, shape, out, true);
   const Mlp mlp{MlpKind::gated, vision.optional_string("hidden_act").value_or("silu"),
                 shape.hidden, intermediate, true, true, false};

@@ -102,6 +102,9 @@ TEST_CASE("Qwen2.5-VL: 72B 73,406,351,360 by derivation / 7B and 3B Hub totals",
                 {"tie_word_embeddings", true}});
   three["vision_config"]["out_hidden_size"] = 2048;
   CHECK(count_json(three).total == 3'754'622'976);
+  // The same 3B, as a fixture (its checkpoint names: qwen_vl_names_test.cpp).
+  CHECK(trace::count_parameters(fixture("Qwen--Qwen2.5-VL-3B-Instruct.reconstructed.json")).total ==
+        3'754'622'976);
 }
 
 TEST_CASE("Qwen2.5-VL config nested in text_config reads the same", "[vlm]") {

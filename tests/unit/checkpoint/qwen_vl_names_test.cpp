@@ -1,0 +1,109 @@
+// The Qwen VLMs' checkpoint names (docs/checkpoint.md, "Naming"; tests/data/configs/SOURCES-vlm.md,
+// "Checkpoint names"): Qwen2-VL and Qwen2.5-VL uploads keep the text model under model.* and the
+// tower at the top as visual.* (saved before transformers 4.52); Qwen3-VL's under
+// model.language_model.* and model.visual.*, with the MoE's experts stacked [E, H, 2I]. Shapes are
+// written by hand from the modeling code and the fixtures' hyperparameters; counts and bytes are
+// derived in the comments or published (cited).
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "inventory_lookup.hpp"
+#include "test_data.hpp"
+#include "trace/checkpoint/inventory.hpp"
+
+namespace {
+
+using trace::checkpoint::Inventory;
+using trace::test::check_absent;
+using trace::test::check_tensor;
+
+Inventory inventory_of(const std::string& config) {
+  return trace::checkpoint::build_inventory(trace::test::fixture(config));
+}
+
+}  // namespace
+
+TEST_CASE("Qwen2-VL-7B: model.* and a top-level visual.* tower", "[checkpoint][names]") {
+  // modeling_qwen2_vl.py: tower D 1280, 32 blocks, MLP 4 x 1280 (fc1 / fc2, QuickGELU), a
+  // bias-free Conv3d of 14 x 14 patches over 2 frames, merger ln_q (LayerNorm) + mlp.0 / mlp.2
+  // into the text width 3584.
+  const Inventory inventory = inventory_of("Qwen--Qwen2-VL-7B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_proj.bias", {3584});
+  check_tensor(inventory, "lm_head.weight", {152064, 3584});
+  check_tensor(inventory, "visual.patch_embed.proj.weight", {1280, 3, 2, 14, 14});
+  check_absent(inventory, "visual.patch_embed.proj.bias");
+  check_tensor(inventory, "visual.blocks.31.attn.qkv.weight", {3840, 1280});
+  check_tensor(inventory, "visual.blocks.31.attn.proj.bias", {1280});
+  check_tensor(inventory, "visual.blocks.31.mlp.fc1.weight", {5120, 1280});
+  check_tensor(inventory, "visual.blocks.31.mlp.fc2.weight", {1280, 5120});
+  check_tensor(inventory, "visual.blocks.0.norm1.bias", {1280});
+  check_tensor(inventory, "visual.merger.ln_q.bias", {1280});
+  check_tensor(inventory, "visual.merger.mlp.0.weight", {5120, 5120});
+  check_tensor(inventory, "visual.merger.mlp.2.weight", {3584, 5120});
+  check_absent(inventory, "model.visual.blocks.0.attn.qkv.weight");
+  // Text: 28 layers x 12 (2 norms, q/k/v weights and biases, o, 3 MLP) + embedding, norm, head =
+  // 339; tower: patch_embed 1 + 32 x 12 (2 LayerNorms x 2, 4 biased Linears x 2) + merger 6 = 391.
+  CHECK(inventory.tensors.size() == 730);
+}
+
+TEST_CASE("Qwen2.5-VL-3B: RMSNorm blocks, a gated biased MLP, a tied head; 824 tensors",
+          "[checkpoint][names]") {
+  // modeling_qwen2_5_vl.py: norm1 / norm2 / merger.ln_q are RMSNorms (weight only), the MLP
+  // gate_proj / up_proj / down_proj of 3420 with biases. The 3B ties its head: no lm_head.
+  const Inventory inventory = inventory_of("Qwen--Qwen2.5-VL-3B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "visual.blocks.0.norm1.weight", {1280});
+  check_absent(inventory, "visual.blocks.0.norm1.bias");
+  check_tensor(inventory, "visual.blocks.0.mlp.gate_proj.bias", {3420});
+  check_tensor(inventory, "visual.blocks.0.mlp.down_proj.weight", {1280, 3420});
+  check_tensor(inventory, "visual.merger.ln_q.weight", {1280});
+  check_absent(inventory, "visual.merger.ln_q.bias");
+  check_tensor(inventory, "visual.merger.mlp.2.weight", {2048, 5120});
+  check_absent(inventory, "lm_head.weight");
+  // 36 x 12 + 2 text tensors + 1 + 32 x 12 (2 RMSNorms, qkv and proj x 2, 3 MLP x 2) + 5 tower
+  // tensors = 824: the 824 parameter rows a strict-load script lists for the upload (file id
+  // 69314427749, SOURCES-vlm.md).
+  CHECK(inventory.tensors.size() == 824);
+}
+
+TEST_CASE("Qwen3-VL-8B: model.language_model.*, model.visual.* with DeepStack mergers",
+          "[checkpoint][names]") {
+  // modeling_qwen3_vl.py: tower D 1152, 27 blocks (linear_fc1 / linear_fc2 of 4304), patch_embed
+  // with a bias, pos_embed 2304 x 1152, merger norm over D, three deepstack mergers whose norm is
+  // over D x 2 x 2 = 4608, all into the text width 4096.
+  const Inventory inventory = inventory_of("Qwen--Qwen3-VL-8B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.language_model.layers.35.self_attn.q_norm.weight", {128});
+  check_tensor(inventory, "lm_head.weight", {151936, 4096});
+  check_tensor(inventory, "model.visual.patch_embed.proj.bias", {1152});
+  check_tensor(inventory, "model.visual.pos_embed.weight", {2304, 1152});
+  check_tensor(inventory, "model.visual.blocks.26.mlp.linear_fc1.weight", {4304, 1152});
+  check_tensor(inventory, "model.visual.merger.norm.weight", {1152});
+  check_tensor(inventory, "model.visual.deepstack_merger_list.2.norm.weight", {4608});
+  check_tensor(inventory, "model.visual.deepstack_merger_list.2.linear_fc2.weight", {4096, 4608});
+  // Text 36 x 11 + 3 = 399; tower 2 + 1 + 27 x 12 + 6 + 3 x 6 = 351.
+  CHECK(inventory.tensors.size() == 750);
+  std::int64_t bytes = 0;
+  for (const auto& tensor : inventory.tensors) bytes += tensor.bytes();
+  CHECK(bytes == 17'534'247'392);  // the upload's index total_size (SOURCES-vlm.md)
+}
+
+TEST_CASE("Qwen3-VL-30B-A3B: stacked experts [E, H, 2I] and [E, I, H]", "[checkpoint][names]") {
+  // 128 experts of 768 on H 2048, every layer sparse, no shared expert (llama.cpp's converter:
+  // "Qwen3VL has transposed packed tensors"; Megatron-Bridge's [num_experts, mlp_in,
+  // fused_gate_up_out]).
+  const Inventory inventory = inventory_of("Qwen--Qwen3-VL-30B-A3B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.language_model.layers.0.mlp.gate.weight", {128, 2048});
+  check_tensor(inventory, "model.language_model.layers.47.mlp.experts.gate_up_proj",
+               {128, 2048, 1536});
+  check_tensor(inventory, "model.language_model.layers.47.mlp.experts.down_proj", {128, 768, 2048});
+  check_absent(inventory, "model.language_model.layers.0.mlp.experts.0.gate_proj.weight");
+  // Text 48 x (2 norms, q/k/v/o, q/k norms, router, 2 stacked) + 3 = 531; tower 351.
+  CHECK(inventory.tensors.size() == 882);
+  std::int64_t params = 0;
+  for (const auto& tensor : inventory.tensors) params += tensor.logical_params;
+  CHECK(params == 31'070'754'032);
+}
