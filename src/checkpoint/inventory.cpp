@@ -61,6 +61,8 @@ struct Naming {
   // The wrapper prefix of a vision tower's tensors ("model." -> "model.visual.blocks.N...", "" ->
   // "visual.blocks.N..."); none: the tower is not named and the inventory stays partial.
   std::optional<std::string_view> vision_root{};
+  std::string_view vision_layers = "blocks";  // the tower's block list: "blocks", "model.layers"
+
   // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
   // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).
   bool delta_vectors_also_f32 = false;
@@ -485,6 +487,27 @@ Naming naming_for(const std::string& type) {
             .stacked_experts = StackedExperts::in_out,
             .vision_root = "model."};
   }
+  if (type == "llama4") {
+    // Llama4ForConditionalGeneration as meta-llama's uploads store it (no conversion mapping):
+    // language_model.model.layers.N with feed_forward.{router, experts.gate_up_proj [E, H, 2I],
+    // experts.down_proj [E, I, H], shared_expert.*} on MoE layers and
+    // feed_forward.{gate,up,down}_proj on dense ones; language_model.lm_head;
+    // vision_model.model.layers.N (biased q/k/v/o_proj, mlp.fc1 / fc2) beside
+    // vision_model.{patch_embedding.linear, class_embedding, positional_embedding_vlm,
+    // layernorm_pre, layernorm_post, vision_adapter.mlp.*}; multi_modal_projector.linear_1.
+    // modeling_llama4.py; MaxText's and vLLM's loaders.
+    return {.label = "Llama 4 (language_model.model.*, feed_forward, vision_model.*)",
+            .root = "language_model.model.",
+            .renames = {{"", "lm_head.", "language_model.lm_head."},
+                        {"language_model.", ".mlp.gate.", ".feed_forward.router."},
+                        {"language_model.", ".mlp.shared_experts.", ".feed_forward.shared_expert."},
+                        {"language_model.", ".mlp.", ".feed_forward."},
+                        {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .stacked_experts = StackedExperts::in_out,
+            .vision_root = "",
+            .vision_layers = "model.layers"};
+  }
   if (type == "qwen3_5" || type == "qwen3_5_moe") {
     // Qwen3_5(Moe)ForConditionalGeneration as Qwen/Qwen3.5-* store it: the text model under
     // model.language_model.*, lm_head at the top, DeltaNet input projections split (in_proj_qkv,
@@ -508,10 +531,21 @@ Naming naming_for(const std::string& type) {
     return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)", .root = "backbone.",
             .embedding = "embeddings"};
   }
-  // Gemma3ForConditionalGeneration: the text model under language_model.model.* (the vision
-  // tower keeps the inventory partial).
+  // Gemma3ForConditionalGeneration as Google's uploads store it (written by transformers'
+  // convert_gemma3_weights_orbax_to_hf.py): the text model under language_model.model.* (the head
+  // tied), the SigLIP tower under vision_tower.vision_model.{embeddings.*, encoder.layers.N
+  // (layer_norm1 / 2, q/k/v/out_proj, mlp.fc1 / fc2, all biased), post_layernorm}, and
+  // multi_modal_projector.{mm_input_projection_weight [vision d, text d], mm_soft_emb_norm}.
+  // Fine-tunes saved by transformers >= 4.52 may use model.language_model.* instead: totals only.
   if (type == "gemma3") {
-    return {.label = "Gemma 3 (language_model.model.*)", .root = "language_model.model."};
+    return {.label = "Gemma 3 (language_model.model.*, vision_tower.vision_model.*)",
+            .root = "language_model.model.",
+            .renames = {{"vision_tower.", "vision_tower.", "vision_tower.vision_model."},
+                        {"vision_tower.", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .vision_root = "",
+            .vision_layers = "encoder.layers"};
   }
   if (type == "phi") return phi_naming();
   if (type == "gpt2") return gpt2_naming();
@@ -699,8 +733,9 @@ private:
       return;
     }
     if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
+    const std::string at = fmt::format("{}{}", *naming_.vision_root, stack.name);
     for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
-      const std::string prefix = fmt::format("{}{}.blocks.{}", *naming_.vision_root, stack.name, i);
+      const std::string prefix = fmt::format("{}.{}.{}", at, naming_.vision_layers, i);
       std::vector<layout::NamedLinear> linears;
       layout::block_linears(prefix, stack.blocks[i], false, linears);
       for (const layout::NamedLinear& linear : linears) {
@@ -710,14 +745,15 @@ private:
       }
       emit_block(stack, prefix, stack.blocks[i]);
     }
-    if (stack.final_norm) gap("a vision tower's final norm is not named");
+    if (stack.final_norm)
+      norm(renamed(at + "." + stack.final_norm->name), *stack.final_norm, false);
   }
 
   // A vision tower's parameters outside its blocks ("visual.patch_embed.proj", "visual.merger.*"):
   // the weight at the shape its family gives, a bias where the count holds shape[0] more;
-  // LayerNorms as weight and bias.
+  // LayerNorms as weight and bias; a bare nn.Parameter under its own name.
   void emit_vision_extra(const ExtraParameter& extra) {
-    const std::string name = std::string(*naming_.vision_root) + extra.name;
+    const std::string name = renamed(std::string(*naming_.vision_root) + extra.name);
     if (extra.op == "LayerNorm" && extra.shape.empty() && extra.params % 2 == 0) {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
       return;
@@ -736,6 +772,10 @@ private:
     const std::int64_t rest = extra.params - weight;
     if (rest != 0 && rest != extra.shape.front()) {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    if (extra.bare && rest == 0) {
+      add(name, extra.shape, base_.name, true);
       return;
     }
     if (rest != 0) add(name + ".bias", {extra.shape.front()}, base_.name, true);

@@ -279,6 +279,9 @@ struct ExtraParameter {
   /// The weight's stored shape where the family knows it (a Conv3d's [out, in, T, P, P]); params
   /// beyond its elements are a bias of shape[0]. Empty: the tensor inventory infers it.
   std::vector<std::int64_t> shape{};
+  /// A bare nn.Parameter, stored under its own name without ".weight" (Llama 4's class_embedding,
+  /// Gemma 3's mm_input_projection_weight).
+  bool bare = false;
 };
 
 /// A tensor some checkpoints store that is not a parameter (GPT-2's causal masks, rotary

@@ -53,8 +53,13 @@ ModelDescription build_gemma3(const ConfigReader& config) {
       vision, {"vision_tower", "vision_tower", std::nullopt, SiglipLayout::PoolingHead::refused},
       model);
   const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
-  model.extra_parameters.push_back({"multi_modal_projector.mm_input_projection_weight", "vision",
-                                    "Linear", checked_mul(vision_hidden, model.hidden_size)});
+  // A bare [vision d, text d] Parameter the projector multiplies from the right.
+  model.extra_parameters.push_back({"multi_modal_projector.mm_input_projection_weight",
+                                    "vision",
+                                    "Linear",
+                                    checked_mul(vision_hidden, model.hidden_size),
+                                    {vision_hidden, model.hidden_size},
+                                    true});
   model.extra_parameters.push_back(
       {"multi_modal_projector.mm_soft_emb_norm", "vision", "RMSNorm", vision_hidden});
   model.stacks.push_back(std::move(tower));

@@ -96,18 +96,24 @@ void add_llama4_vision(const ConfigReader& vision, std::int64_t text_hidden,
   }
   const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
   const std::int64_t patches = (image / patch) * (image / patch);
-  const auto extra = [&](const char* name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({name, "vision", op, params});
+  // Each with its stored shape (bias-free Linears [out, in]; bare parameters without ".weight").
+  const auto extra = [&](const char* name, const char* op, std::vector<std::int64_t> dims,
+                         bool bare = false) {
+    std::int64_t params = 1;
+    for (const std::int64_t dim : dims) params = checked_mul(params, dim);
+    model.extra_parameters.push_back({name, "vision", op, params, std::move(dims), bare});
   };
   extra("vision_model.patch_embedding.linear", "Linear",
-        checked_product({channels, patch, patch, hidden}));
-  extra("vision_model.class_embedding", "Embedding", hidden);
-  extra("vision_model.positional_embedding_vlm", "Embedding", checked_mul(patches + 1, hidden));
-  extra("vision_model.layernorm_pre", "LayerNorm", 2 * hidden);
-  extra("vision_model.layernorm_post", "LayerNorm", 2 * hidden);
-  extra("vision_model.vision_adapter.mlp.fc1", "Linear", checked_mul(intermediate, projector_in));
-  extra("vision_model.vision_adapter.mlp.fc2", "Linear", checked_mul(projector_out, projector_out));
-  extra("multi_modal_projector.linear_1", "Linear", checked_mul(output, text_hidden));
+        {hidden, checked_product({channels, patch, patch})});
+  extra("vision_model.class_embedding", "Embedding", {hidden}, true);
+  extra("vision_model.positional_embedding_vlm", "Embedding", {patches + 1, hidden}, true);
+  model.extra_parameters.push_back(
+      {"vision_model.layernorm_pre", "vision", "LayerNorm", 2 * hidden});
+  model.extra_parameters.push_back(
+      {"vision_model.layernorm_post", "vision", "LayerNorm", 2 * hidden});
+  extra("vision_model.vision_adapter.mlp.fc1", "Linear", {projector_in, intermediate});
+  extra("vision_model.vision_adapter.mlp.fc2", "Linear", {projector_out, projector_out});
+  extra("multi_modal_projector.linear_1", "Linear", {text_hidden, output});
 
   Stack stack;
   stack.name = "vision_model";

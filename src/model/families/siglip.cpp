@@ -66,10 +66,16 @@ Stack siglip_tower(const ConfigReader& vision, const SiglipLayout& layout,
   }
   const std::int64_t per_side = image / patch;
   model.extra_parameters.push_back(
-      {layout.prefix + ".embeddings.patch_embedding", "vision", "Conv2d",
-       checked_add(checked_product({hidden, channels, patch, patch}), hidden)});
-  model.extra_parameters.push_back({layout.prefix + ".embeddings.position_embedding", "vision",
-                                    "Embedding", checked_product({per_side, per_side, hidden})});
+      {layout.prefix + ".embeddings.patch_embedding",
+       "vision",
+       "Conv2d",
+       checked_add(checked_product({hidden, channels, patch, patch}), hidden),
+       {hidden, channels, patch, patch}});
+  model.extra_parameters.push_back({layout.prefix + ".embeddings.position_embedding",
+                                    "vision",
+                                    "Embedding",
+                                    checked_product({per_side, per_side, hidden}),
+                                    {checked_mul(per_side, per_side), hidden}});
   switch (layout.head) {
     case SiglipLayout::PoolingHead::never:
       break;

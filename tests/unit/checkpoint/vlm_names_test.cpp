@@ -1,9 +1,11 @@
-// The Qwen VLMs' checkpoint names (docs/checkpoint.md, "Naming"; tests/data/configs/SOURCES-vlm.md,
-// "Checkpoint names"): Qwen2-VL and Qwen2.5-VL uploads keep the text model under model.* and the
-// tower at the top as visual.* (saved before transformers 4.52); Qwen3-VL's under
-// model.language_model.* and model.visual.*, with the MoE's experts stacked [E, H, 2I]. Shapes are
-// written by hand from the modeling code and the fixtures' hyperparameters; counts and bytes are
-// derived in the comments or published (cited).
+// The vision-language models' checkpoint names (docs/checkpoint.md, "Naming"): Qwen2-VL and
+// Qwen2.5-VL uploads keep the text model under model.* and the tower at the top as visual.* (saved
+// before transformers 4.52); Qwen3-VL's under model.language_model.* and model.visual.*, with the
+// MoE's experts stacked [E, H, 2I] (tests/data/configs/SOURCES-vlm.md, "Checkpoint names");
+// Gemma 3's language_model.model.* beside vision_tower.vision_model.* and a bare projector matrix;
+// Llama 4's language_model.model.* with feed_forward.* and vision_model.model.layers.N
+// (docs/catalog.md's sources). Shapes are written by hand from the modeling code and the
+// configs' hyperparameters; counts and bytes are derived in the comments or published (cited).
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "inventory_lookup.hpp"
 #include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
+#include "trace/model/model_config.hpp"
 
 namespace {
 
@@ -106,4 +109,71 @@ TEST_CASE("Qwen3-VL-30B-A3B: stacked experts [E, H, 2I] and [E, I, H]", "[checkp
   std::int64_t params = 0;
   for (const auto& tensor : inventory.tensors) params += tensor.logical_params;
   CHECK(params == 31'070'754'032);
+}
+
+TEST_CASE("Gemma 3 4B: vision_tower.vision_model.* and a bare projector matrix; 883 tensors",
+          "[checkpoint][names]") {
+  // transformers' convert_gemma3_weights_orbax_to_hf.py wrote Google's uploads: the text model
+  // under language_model.model.* (head tied: no lm_head), SigLIP so400m (D 1152, 27 layers, MLP
+  // 4304, 14 x 14 patches of 896-pixel images: 64 x 64 = 4096 positions), the projector's
+  // mm_input_projection_weight [1152, 2560] (x @ W) and mm_soft_emb_norm [1152].
+  const Inventory inventory = inventory_of("google--gemma-3-4b-it.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "language_model.model.embed_tokens.weight", {262208, 2560});
+  check_tensor(inventory, "language_model.model.layers.0.self_attn.q_proj.weight", {2048, 2560});
+  check_tensor(inventory, "language_model.model.layers.0.self_attn.q_norm.weight", {256});
+  check_absent(inventory, "language_model.lm_head.weight");
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.patch_embedding.weight",
+               {1152, 3, 14, 14});
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.patch_embedding.bias", {1152});
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.position_embedding.weight",
+               {4096, 1152});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.26.self_attn.out_proj.weight",
+               {1152, 1152});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.26.mlp.fc1.weight",
+               {4304, 1152});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.26.layer_norm2.bias", {1152});
+  check_tensor(inventory, "vision_tower.vision_model.post_layernorm.weight", {1152});
+  check_tensor(inventory, "multi_modal_projector.mm_input_projection_weight", {1152, 2560});
+  check_tensor(inventory, "multi_modal_projector.mm_soft_emb_norm.weight", {1152});
+  // Text 34 layers x 13 (4 norms, q/k/v/o, q/k norms, 3 MLP) + embedding + norm = 444; tower
+  // 27 x 16 + 2 + 1 + 2 = 437; projector 2: 883 (the count a test over the real download
+  // expects; SOURCES-vlm.md).
+  CHECK(inventory.tensors.size() == 883);
+}
+
+TEST_CASE(
+    "Llama 4 Scout: language_model.model.* with feed_forward.*, vision_model.*; 1,133 tensors",
+    "[checkpoint][names]") {
+  // modeling_llama4.py (no conversion mapping): 48 MoE layers of 16 experts of 8192 on H 5120,
+  // stacked [E, H, 2I] / [E, I, H] without ".weight", a router and a shared expert; the tower
+  // (D 1408, 34 layers, MLP 5632, 14 x 14 patches of 336 pixels: 577 positions with the class
+  // token) with bare class_embedding / positional_embedding_vlm; the adapter and projector
+  // bias-free.
+  const Inventory inventory = trace::checkpoint::build_inventory(trace::parse_model_config(
+      trace::test::catalog_text("meta-llama/Llama-4-Scout-17B-16E-Instruct")));
+  CHECK(inventory.complete);
+  check_tensor(inventory, "language_model.model.layers.47.feed_forward.router.weight", {16, 5120});
+  check_tensor(inventory, "language_model.model.layers.47.feed_forward.experts.gate_up_proj",
+               {16, 5120, 16384});
+  check_tensor(inventory, "language_model.model.layers.47.feed_forward.experts.down_proj",
+               {16, 8192, 5120});
+  check_tensor(inventory,
+               "language_model.model.layers.0.feed_forward.shared_expert.down_proj.weight",
+               {5120, 8192});
+  check_tensor(inventory, "language_model.lm_head.weight", {202048, 5120});
+  check_tensor(inventory, "vision_model.patch_embedding.linear.weight", {1408, 3 * 14 * 14});
+  check_tensor(inventory, "vision_model.class_embedding", {1408});
+  check_tensor(inventory, "vision_model.positional_embedding_vlm", {577, 1408});
+  check_tensor(inventory, "vision_model.model.layers.33.self_attn.o_proj.bias", {1408});
+  check_tensor(inventory, "vision_model.model.layers.33.mlp.fc2.weight", {1408, 5632});
+  check_tensor(inventory, "vision_model.vision_adapter.mlp.fc1.weight", {4096, 5632});
+  check_tensor(inventory, "multi_modal_projector.linear_1.weight", {5120, 4096});
+  check_absent(inventory, "vision_model.vision_adapter.mlp.fc1.bias");
+  // Text 48 x 12 (2 norms, q/k/v/o, router, 2 stacked, 3 shared) + embedding, norm, head = 579;
+  // tower 34 x 16 + 9 (patch, class, positions, 2 x 2 norms, adapter 2) = 553; projector 1.
+  CHECK(inventory.tensors.size() == 1'133);
+  std::int64_t params = 0;
+  for (const auto& tensor : inventory.tensors) params += tensor.logical_params;
+  CHECK(params == 108'641'793'536);  // the Hub's safetensors total (docs/catalog.md)
 }
