@@ -219,7 +219,7 @@ say):
   memory.md, "Gradients in backward"), so its per-token cost of Unsloth's path (offloaded
   checkpoints, fused kernels) is still low, where for the Hugging Face + FA2 baseline it is
   within 4% on the 16–80 GB tiers (rows 173, 175, 177–179; 12% short on the 12 GB tier, row
-  172); 1016 (+73%) trains on LaTeX_OCR samples (an image of at most 1,024 tokens and a short
+  172); 1016 (+74%) trains on LaTeX_OCR samples (an image of at most 1,024 tokens and a short
   formula, batches grouped by length), far shorter than the 2,048-token maximum trace plans.
   Rows 94 and 235 left the tail when trace read reserved memory through the allocator's measured
   reserve (× 1.08) rather than the 5% headroom (94: −25.2% → −23.3%; 235: −25.3% → −23.3%).
