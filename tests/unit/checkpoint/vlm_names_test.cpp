@@ -51,7 +51,7 @@ TEST_CASE("Qwen2-VL-7B: model.* and a top-level visual.* tower", "[checkpoint][n
   CHECK(inventory.tensors.size() == 730);
 }
 
-TEST_CASE("Qwen2.5-VL-3B: RMSNorm blocks, a gated biased MLP, a tied head; 824 tensors",
+TEST_CASE("Qwen2.5-VL-3B: RMSNorm blocks, a gated biased MLP, a tied head: 824 tensors",
           "[checkpoint][names]") {
   // modeling_qwen2_5_vl.py: norm1 / norm2 / merger.ln_q are RMSNorms (weight only), the MLP
   // gate_proj / up_proj / down_proj of 3420 with biases. The 3B ties its head: no lm_head.
@@ -111,7 +111,7 @@ TEST_CASE("Qwen3-VL-30B-A3B: stacked experts [E, H, 2I] and [E, I, H]", "[checkp
   CHECK(params == 31'070'754'032);
 }
 
-TEST_CASE("Gemma 3 4B: vision_tower.vision_model.* and a bare projector matrix; 883 tensors",
+TEST_CASE("Gemma 3 4B: vision_tower.vision_model.* and a bare projector matrix: 883 tensors",
           "[checkpoint][names]") {
   // transformers' convert_gemma3_weights_orbax_to_hf.py wrote Google's uploads: the text model
   // under language_model.model.* (head tied: no lm_head), SigLIP so400m (D 1152, 27 layers, MLP
@@ -143,7 +143,7 @@ TEST_CASE("Gemma 3 4B: vision_tower.vision_model.* and a bare projector matrix; 
 }
 
 TEST_CASE(
-    "Llama 4 Scout: language_model.model.* with feed_forward.*, vision_model.*; 1,133 tensors",
+    "Llama 4 Scout: language_model.model.* with feed_forward.*, vision_model.*: 1,133 tensors",
     "[checkpoint][names]") {
   // modeling_llama4.py (no conversion mapping): 48 MoE layers of 16 experts of 8192 on H 5120,
   // stacked [E, H, 2I] / [E, I, H] without ".weight", a router and a shared expert; the tower
