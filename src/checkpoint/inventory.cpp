@@ -766,19 +766,16 @@ private:
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
       return;
     }
-    std::int64_t weight = 1;
-    for (const std::int64_t dim : extra.shape)
-      weight = checked_mul(weight, dim, "the tensor inventory");
-    const std::int64_t rest = extra.params - weight;
-    if (rest != 0 && rest != extra.shape.front()) {
+    const bool bias = extra.shape_has_bias();
+    if (!bias && extra.params != extra.weight_elements()) {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
       return;
     }
-    if (extra.bare && rest == 0) {
+    if (extra.bare && !bias) {
       add(name, extra.shape, base_.name, true);
       return;
     }
-    if (rest != 0) add(name + ".bias", {extra.shape.front()}, base_.name, true);
+    if (bias) add(name + ".bias", {extra.shape.front()}, base_.name, true);
     add(name + ".weight", extra.shape, base_.name, true);
   }
 

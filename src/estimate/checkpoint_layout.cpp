@@ -289,11 +289,7 @@ std::int64_t tensor_count(const ModelDescription& model) {
     if (model.lm_head_bias) ++n;
   }
   for (const ExtraParameter& extra : model.extra_parameters) {
-    // A weight whose family gives its shape holds a bias beside it when the count says so.
-    std::int64_t weight = extra.shape.empty() ? 0 : 1;
-    for (const std::int64_t dim : extra.shape) weight = checked_mul(weight, dim);
-    const bool biased = !extra.shape.empty() && extra.params - weight == extra.shape.front();
-    n += extra.op == "LayerNorm" || biased ? 2 : 1;
+    n += extra.op == "LayerNorm" || extra.shape_has_bias() ? 2 : 1;
   }
   return n;
 }

@@ -282,6 +282,12 @@ struct ExtraParameter {
   /// A bare nn.Parameter, stored under its own name without ".weight" (Llama 4's class_embedding,
   /// Gemma 3's mm_input_projection_weight).
   bool bare = false;
+  /// Elements of the weight at `shape`; 0 without a shape. Throws ConfigError on overflow.
+  std::int64_t weight_elements() const;
+  /// With a shape: params holds a bias of shape[0] beside the weight.
+  bool shape_has_bias() const {
+    return !shape.empty() && params - weight_elements() == shape.front();
+  }
 };
 
 /// A tensor some checkpoints store that is not a parameter (GPT-2's causal masks, rotary

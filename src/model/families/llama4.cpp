@@ -99,9 +99,9 @@ void add_llama4_vision(const ConfigReader& vision, std::int64_t text_hidden,
   // Each with its stored shape (bias-free Linears [out, in]; bare parameters without ".weight").
   const auto extra = [&](const char* name, const char* op, std::vector<std::int64_t> dims,
                          bool bare = false) {
-    std::int64_t params = 1;
-    for (const std::int64_t dim : dims) params = checked_mul(params, dim);
-    model.extra_parameters.push_back({name, "vision", op, params, std::move(dims), bare});
+    ExtraParameter parameter{name, "vision", op, 0, std::move(dims), bare};
+    parameter.params = parameter.weight_elements();
+    model.extra_parameters.push_back(std::move(parameter));
   };
   extra("vision_model.patch_embedding.linear", "Linear",
         {hidden, checked_product({channels, patch, patch})});

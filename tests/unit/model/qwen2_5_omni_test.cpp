@@ -46,6 +46,21 @@ constexpr auto k_bigvgan = [] {
   return params + 2 * channels + channels * 7;
 }();
 
+// Audio: Whisper-style, d 1280, 32 layers (k_proj unbiased), FFN 5120, 128 mels, projected to
+// the thinker's width `out`.
+constexpr std::int64_t audio_tower(std::int64_t out) {
+  return linear(128, 1280, 3) + linear(1280, 1280, 3) +
+         32 * (4 * 1280LL * 1280 + 3 * 1280 + 4 * 1280 + linear(1280, 5120) + linear(5120, 1280)) +
+         2 * 1280 + linear(1280, out) + 2 * out;
+}
+
+// Vision: Qwen2.5-VL's tower, 1280 wide, 32 blocks, MLP 3420, merged into `out`.
+constexpr std::int64_t vision_tower(std::int64_t out) {
+  return 1280LL * 3 * 2 * 14 * 14 +
+         32 * (2 * 1280 + 4 * linear(1280, 1280) + 2 * linear(1280, 3420) + linear(3420, 1280)) +
+         1280 + linear(5120, 5120) + linear(5120, out);
+}
+
 }  // namespace
 
 TEST_CASE("Qwen2.5-Omni-7B: the Hub's 10,732,225,440 and its 21,327 MiB",
@@ -57,16 +72,8 @@ TEST_CASE("Qwen2.5-Omni-7B: the Hub's 10,732,225,440 and its 21,327 MiB",
   constexpr std::int64_t text = 28 * (linear(3584, 3584) + 2 * linear(3584, 512) + 3584LL * 3584 +
                                       3 * 3584LL * 18'944 + 2 * 3584) +
                                 2 * 152'064LL * 3584 + 3584;
-  // Audio: d 1280, 32 layers (k_proj unbiased), FFN 5120, 128 mels, output 3584.
-  constexpr std::int64_t audio =
-      linear(128, 1280, 3) + linear(1280, 1280, 3) +
-      32 * (4 * 1280LL * 1280 + 3 * 1280 + 4 * 1280 + linear(1280, 5120) + linear(5120, 1280)) +
-      2 * 1280 + linear(1280, 3584) + 2 * 3584;
-  // Vision: Qwen2.5-VL's tower, 1280 wide, 32 blocks, MLP 3420, out 3584.
-  constexpr std::int64_t vision =
-      1280LL * 3 * 2 * 14 * 14 +
-      32 * (2 * 1280 + 4 * linear(1280, 1280) + 2 * linear(1280, 3420) + linear(3420, 1280)) +
-      1280 + linear(5120, 5120) + linear(5120, 3584);
+  constexpr std::int64_t audio = audio_tower(3584);
+  constexpr std::int64_t vision = vision_tower(3584);
   // Talker: proj 3584 -> 896, embed [8448, 3584], 24 Qwen2 layers of 12 / 4 heads x 128
   // (q 896 -> 1536), MLP 18944, norm, codec_head [8448, 896].
   constexpr std::int64_t talker = linear(3584, 896) + 8448LL * 3584 +
@@ -107,14 +114,8 @@ TEST_CASE("Qwen2.5-Omni-3B: the 7B's token2wav beside a 2048-wide thinker", "[qw
                                       3 * 2048LL * 11'008 + 2 * 2048) +
                                 2 * 151'936LL * 2048 + 2048;
   // Audio and vision as the 7B's but projecting to 2048.
-  constexpr std::int64_t audio =
-      linear(128, 1280, 3) + linear(1280, 1280, 3) +
-      32 * (4 * 1280LL * 1280 + 3 * 1280 + 4 * 1280 + linear(1280, 5120) + linear(5120, 1280)) +
-      2 * 1280 + linear(1280, 2048) + 2 * 2048;
-  constexpr std::int64_t vision =
-      1280LL * 3 * 2 * 14 * 14 +
-      32 * (2 * 1280 + 4 * linear(1280, 1280) + 2 * linear(1280, 3420) + linear(3420, 1280)) +
-      1280 + linear(5120, 5120) + linear(5120, 2048);
+  constexpr std::int64_t audio = audio_tower(2048);
+  constexpr std::int64_t vision = vision_tower(2048);
   // Talker: proj 2048 -> 896, embed [8448, 2048], 24 Qwen2 layers of 14 / 2 heads x 64, MLP 4864,
   // norm, codec_head [8448, 896].
   constexpr std::int64_t talker =
