@@ -155,6 +155,13 @@ How to read it:
   (`gradient_checkpointing=not args.no_gradient_checkpointing`); read that way trace says
   43.3 GiB (fits) for it but also 62.7 GiB (fits) for its 8,192-token twin 1066, which ran out
   of 80 GB, so the pair is scored as the CSV's job columns read.
+- **cells trace cannot read**: a `job_*` cell is read without the spaces around it; one that
+  holds something other than its column's value (a length `2k`, a card count `0`, a negative
+  `job_usable_gib` or `job_measured_gib`, a `job_oom` neither 0 nor 1) leaves the row unplanned,
+  with the cell named, rather than read with the column's default as if it were empty; a row
+  whose `job_oom` says neither counts among neither the did-not-fit nor the fit rows. An empty
+  `job_usable_gib` takes the card's nominal `card_mem_gb` (as 10⁹ bytes); a row with neither is
+  estimated and scored against its measure, its verdict "fits".
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
   then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
   trace's own fixtures in `tests/data/configs/`; then the bundled catalog; then a re-upload's

@@ -700,9 +700,38 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   return "";
 }
 
+// A job_* cell that holds something other than what its column holds (measured.md's
+// definitions): the row is not read, rather than read with the column's default as if the cell
+// were empty. Returns the message naming the cell, or "".
+std::string malformed_job_cell(const Cells& get) {
+  for (const char* name :
+       {"job_seq_len", "job_batch", "job_gpus", "job_tp", "job_pp", "job_ep", "job_lora_rank"}) {
+    const std::string value = get(name);
+    if (value.empty()) continue;
+    if (const std::optional<std::int64_t> count = count_cell(value); !count || *count < 1) {
+      return fmt::format("{} '{}' is not a whole number of at least 1", name, value);
+    }
+  }
+  for (const char* name : {"job_usable_gib", "job_measured_gib"}) {
+    const std::string value = get(name);
+    if (value.empty()) continue;
+    if (const std::optional<double> gib = number_cell(value); !gib || *gib <= 0) {
+      return fmt::format("{} '{}' is not a positive number of GiB", name, value);
+    }
+  }
+  for (const char* name : {"job_oom", "job_optimizer_in_backward"}) {
+    const std::string value = to_lower(get(name));
+    if (!value.empty() && value != "0" && value != "1" && value != "y" && value != "n") {
+      return fmt::format("{} '{}' is not 0 or 1", name, get(name));
+    }
+  }
+  return "";
+}
+
 // Reads the job_* cells into a Job; returns a message naming the cell it could not read.
 std::string read_job(const std::map<std::string, std::string>& cell, MeasuredRow& row) {
   const Cells get{cell};
+  if (std::string error = malformed_job_cell(get); !error.empty()) return error;
   std::string sharding;
   if (std::string error = read_job_cells(get, row, sharding); !error.empty()) return error;
   return read_text_cells(get, row, sharding);
@@ -759,6 +788,10 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.measured_gib = number_cell(cell["job_measured_gib"]);
   rederive_vllm_weights_unit(cell, row);
   row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
+  {
+    const std::string oom = to_lower(cell["job_oom"]);
+    row.oom_known = oom.empty() || oom == "0" || oom == "1" || oom == "y" || oom == "n";
+  }
   row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
   row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
   row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);

@@ -104,7 +104,8 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
   for (std::size_t r = 1; r < records.size(); ++r) {
     std::map<std::string, std::string> cell;
     for (std::size_t c = 0; c < header.size() && c < records[r].size(); ++c) {
-      cell[header[c]] = records[r][c];
+      // job_* cells are values, read without the spaces a hand-edited CSV may leave around them
+      cell[header[c]] = header[c].starts_with("job_") ? trimmed_cell(records[r][c]) : records[r][c];
     }
     rows.push_back(read_measured_row(cell));
   }
@@ -311,7 +312,9 @@ void tally_scoreboard(Scoreboard& board) {
     std::vector<double> errors;
     for (const RowResult* result : results) {
       ++task.rows;
-      if (result->oom) {
+      if (!result->label_known) {
+        // a job_oom cell that says neither: the row counts among neither kind
+      } else if (result->oom) {
         ++task.oom_rows;
         // An unplanned row counts against trace: it flagged nothing.
         if (result->planned && !result->predicted_fit) ++task.oom_flagged;
@@ -370,6 +373,7 @@ Scoreboard validate_rows(const std::vector<MeasuredRow>& rows, const ConfigLoade
     result.task = row.task;
     result.model_id = row.model_id;
     result.oom = row.oom;
+    result.label_known = row.oom_known;
     result.measured_gib = row.measured_gib;
     try {
       if (!row.job_error.empty()) throw ConfigError(row.job_error);

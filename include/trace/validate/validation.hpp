@@ -46,6 +46,7 @@ struct MeasuredRow {
   /// derivation misread a log's unit (docs/validation.md, "Counters"); empty otherwise.
   std::string measured_rederived;
   bool oom = false;
+  bool oom_known = true;                  ///< job_oom is empty, 0 or 1 (y / n)
   std::optional<double> kv_cache_gib;     ///< kv_capacity rows: KV pool the engine logged
   std::optional<std::int64_t> kv_tokens;  ///< kv_capacity rows: KV tokens the engine logged
   double gpu_memory_utilization = 0.9;
@@ -108,6 +109,7 @@ struct RowResult {
   std::optional<double> measured_gib;  ///< what the estimate is compared with
   bool predicted_fit = true;
   bool oom = false;
+  bool label_known = true;  ///< false: job_oom is neither 0 nor 1; counted as neither kind
   std::optional<double> relative_error;  ///< (estimate - measured) / measured
   bool floor_only = false;  ///< planned from the job's floor (MeasuredRow::seq_len_unknown, ...)
   /// How trace read the row: the job (describe_job) or the engine's profile run, and the

@@ -578,6 +578,36 @@ TEST_CASE("a row without a length or a card count is judged by its floor", "[val
   CHECK(board.oom_flagged == 1);
 }
 
+TEST_CASE("a job cell that is not its column's value leaves the row unplanned, named",
+          "[validate]") {
+  // Each row's job is otherwise the tiny model's planned full fine-tune; one cell holds what its
+  // column cannot (measured.md's definitions), so the row is not read with that column's
+  // default as if the cell were empty.
+  const trace::Scoreboard board =
+      score(row_line("1", "full", "2k", "1", "single", "n/a", "80", "", "1", "x,,x,,") +
+            row_line("2", "full", "128", "0", "single", "n/a", "80", "", "1", "x,,x,,") +
+            row_line("3", "full", "128", "1", "single", "n/a", "-1", "", "0", "x,,x,,") +
+            row_line("4", "full", "128", "1", "single", "n/a", "80", "0", "0", "x,,x,,") +
+            row_line("5", "full", "128", "1", "single", "n/a", "80", "", "maybe", "x,,x,,") +
+            // spaces around a value are not part of it
+            row_line("6", "full", " 128 ", " 1", "single", "n/a", "80 ", "", " 0", "x,,x,,"));
+  REQUIRE(board.results.size() == 6);
+  CHECK(board.results[0].reason == "job_seq_len '2k' is not a whole number of at least 1");
+  CHECK(board.results[1].reason == "job_gpus '0' is not a whole number of at least 1");
+  CHECK(board.results[2].reason == "job_usable_gib '-1' is not a positive number of GiB");
+  CHECK(board.results[3].reason == "job_measured_gib '0' is not a positive number of GiB");
+  CHECK(board.results[4].reason == "job_oom 'maybe' is not 0 or 1");
+  for (std::size_t i = 0; i < 5; ++i) CHECK_FALSE(board.results[i].planned);
+  CHECK(board.results[5].planned);
+  // rows 1 and 2 ran out of memory and count against trace; row 5's label is unknown, so it
+  // counts as neither kind; rows 3, 4 and 6 ran
+  CHECK(board.rows == 6);
+  CHECK(board.oom_rows == 2);
+  CHECK(board.oom_flagged == 0);
+  CHECK(board.fit_rows == 3);
+  CHECK(board.planned == 1);
+}
+
 TEST_CASE("a row whose sharding the source does not say is not judged", "[validate]") {
   // measured.md's `unknown`: tensor or pipeline parallelism could split the activations, so no
   // strategy's peak is a floor; the row is listed as unplanned, with that reason.
