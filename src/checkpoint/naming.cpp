@@ -1,0 +1,505 @@
+// The checkpoint naming of each family (naming.hpp): transformers' module names under model.*
+// unless a table below says otherwise, each written from the modeling file or published
+// checkpoint it cites.
+#include "naming.hpp"
+
+namespace trace::checkpoint {
+
+namespace {
+
+Naming plain_naming() {
+  return {.label = "transformers (model.*)"};
+}
+
+// MixtralSparseMoeBlock: block_sparse_moe.gate, experts.E.w1 (gate) / w3 (up) / w2 (down).
+Naming mixtral_naming() {
+  return {.label = "transformers Mixtral (model.*, block_sparse_moe, w1/w2/w3)",
+          .renames = {{"", ".mlp.gate.", ".block_sparse_moe.gate."},
+                      {"", ".mlp.experts.", ".block_sparse_moe.experts."},
+                      {".block_sparse_moe.experts.", ".gate_proj.", ".w1."},
+                      {".block_sparse_moe.experts.", ".up_proj.", ".w3."},
+                      {".block_sparse_moe.experts.", ".down_proj.", ".w2."}}};
+}
+
+// modeling_phi.py PhiAttention: q/k/v_proj and `dense`; PhiMLP: fc1, fc2; model.final_layernorm.
+Naming phi_naming() {
+  return {.label = "transformers Phi (model.*, self_attn.dense, mlp.fc1/fc2)",
+          .renames = {{"", ".self_attn.o_proj.", ".self_attn.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.fc1."},
+                      {"", ".mlp.down_proj.", ".mlp.fc2."}}};
+}
+
+// modeling_gpt2.py GPT2Model, as openai-community/gpt2's model.safetensors stores it (no
+// "transformer." prefix): wte, wpe, h.N.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc,
+// mlp.c_proj}, ln_f; Conv1D weights [in, out]; h.N.attn.bias causal masks.
+Naming gpt2_naming() {
+  return {.label = "GPT-2 (wte, wpe, h.N, Conv1D [in, out])",
+          .root = "",
+          .embedding = "wte",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.c_attn."},
+                      {"", ".attn.o_proj.", ".attn.c_proj."},
+                      {"", ".mlp.up_proj.", ".mlp.c_fc."},
+                      {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+          .layers = "h",
+          .positions = "wpe",
+          .conv1d = true,
+          .buffers = Buffers::gpt2_masks};
+}
+
+// modeling_falcon.py: transformer.word_embeddings, transformer.h.N.self_attention.
+// {query_key_value, dense}, mlp.{dense_h_to_4h, dense_4h_to_h}, transformer.ln_f; tiiuae's uploads
+// also store lm_head.weight although it is tied.
+Naming falcon_naming() {
+  return {.label = "Falcon (transformer.h.N, query_key_value, dense_h_to_4h)",
+          .root = "transformer.",
+          .embedding = "word_embeddings",
+          .renames = {{"", ".self_attention.qkv_proj.", ".self_attention.query_key_value."},
+                      {"", ".self_attention.o_proj.", ".self_attention.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
+                      {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."}},
+          .layers = "h",
+          .buffers = Buffers::tied_head_copy};
+}
+
+// modeling_gpt_neox.py: gpt_neox.embed_in, gpt_neox.layers.N.attention.{query_key_value, dense},
+// mlp.{dense_h_to_4h, dense_4h_to_h}, gpt_neox.final_layer_norm, embed_out (top level);
+// older uploads (Pythia, NeoX-20B) also store attention.bias / masked_bias / rotary_emb.inv_freq.
+Naming gpt_neox_naming() {
+  return {.label = "GPT-NeoX (gpt_neox.*, query_key_value, embed_out)",
+          .root = "gpt_neox.",
+          .embedding = "embed_in",
+          .renames = {{"", ".attention.qkv_proj.", ".attention.query_key_value."},
+                      {"", ".attention.o_proj.", ".attention.dense."},
+                      {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
+                      {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."},
+                      {"", "lm_head.", "embed_out."}},
+          .buffers = Buffers::neox_masks};
+}
+
+// BertLayer's module names (RoBERTa and ELECTRA reuse the class), then where the family keeps
+// its extra modules (BertPooler; ELECTRA's embeddings_project) under its wrapper prefix.
+std::vector<Rename> bert_layer_renames(Rename under_root) {
+  return {{"", ".attention.q_proj.", ".attention.self.query."},
+          {"", ".attention.k_proj.", ".attention.self.key."},
+          {"", ".attention.v_proj.", ".attention.self.value."},
+          {"", ".attention.o_proj.", ".attention.output.dense."},
+          {"", ".mlp.up_proj.", ".intermediate.dense."},
+          {"", ".mlp.down_proj.", ".output.dense."},
+          under_root};
+}
+
+// modeling_bert.py BertForPreTraining, as Google's uploads store it: bert.embeddings.*,
+// bert.encoder.layer.N.attention.self.{query,key,value}, attention.output.dense,
+// intermediate.dense, output.dense, bert.pooler.dense, cls.*; LayerNorms as gamma/beta (the TF
+// names kept). The Builder spells them weight/bias for the other classes (below), and lists
+// the position_ids buffer uploads saved by transformers < 4.31 hold.
+Naming bert_naming() {
+  return {.label = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
+          .root = "bert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames({"", "pooler.", "bert.pooler."}),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .gamma_beta = true,
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_roberta.py (modeling_xlm_roberta.py and modeling_camembert.py copy it), as
+// FacebookAI/roberta-*, FacebookAI/xlm-roberta-* and almanach/camembert-base store it: BERT's
+// layer names under roberta.* (base_model_prefix of all three), LayerNorm weight/bias, the heads
+// at top level (lm_head.{dense, layer_norm, bias}: the decoder weight is the tied word embedding
+// and lm_head.decoder.bias is lm_head.bias, neither stored again; classifier.*, qa_outputs),
+// roberta.pooler where the upload holds one, and the position_ids buffer uploads saved by
+// transformers < 4.31 hold (roberta-base does, xlm-roberta-base does not).
+Naming roberta_naming() {
+  return {.label = "RoBERTa (roberta.encoder.layer.N, attention.self.query, lm_head.*)",
+          .root = "roberta.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames({"", "pooler.", "roberta.pooler."}),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_electra.py, as google/electra-* store it: BERT's layer names under electra.*,
+// LayerNorm weight/bias, embedding tables embedding_size wide, electra.embeddings_project where
+// that differs from hidden_size, the heads at top level (discriminator_predictions.*,
+// generator_predictions.*, generator_lm_head.bias: its weight is the tied word embedding). The
+// base and large discriminators also store an embeddings_project nothing builds (transformers
+// #7530): a buffer here, as the description does not count it.
+Naming electra_naming() {
+  return {.label = "ELECTRA (electra.encoder.layer.N, attention.self.query, *_predictions)",
+          .root = "electra.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames({"", "embeddings_project.", "electra.embeddings_project."}),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_distilbert.py, as distilbert/distilbert-base-* store it: distilbert.embeddings.
+// {word,position}_embeddings (no token types; the position table is stored even when
+// sinusoidal) and LayerNorm, distilbert.transformer.layer.N.{attention.{q,k,v,out}_lin,
+// sa_layer_norm, ffn.lin1, ffn.lin2, output_layer_norm}, the heads at top level (vocab_transform,
+// vocab_layer_norm, vocab_projector.bias: its weight is the tied word embedding; pre_classifier,
+// classifier, qa_outputs). No position_ids: DistilBERT registers it non-persistent, and the
+// uploads are F32 only.
+Naming distilbert_naming() {
+  return {.label = "DistilBERT (distilbert.transformer.layer.N, attention.q_lin, ffn.lin1)",
+          .root = "distilbert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.q_lin."},
+                      {"", ".attention.k_proj.", ".attention.k_lin."},
+                      {"", ".attention.v_proj.", ".attention.v_lin."},
+                      {"", ".attention.o_proj.", ".attention.out_lin."},
+                      {"", ".mlp.up_proj.", ".ffn.lin1."},
+                      {"", ".mlp.down_proj.", ".ffn.lin2."}},
+          .layers = "transformer.layer",
+          .positions = "embeddings.position_embeddings",
+          .encoder_heads = true};
+}
+
+// modeling_bart.py / modeling_mbart.py, as the *ForConditionalGeneration and
+// *ForSequenceClassification uploads store them: model.shared, model.{encoder,decoder}.
+// {embed_positions (max_position_embeddings + 2 rows), layernorm_embedding, layer_norm (mBART's
+// final norms), layers.N.{self_attn, encoder_attn}.{q,k,v,out}_proj, self_attn_layer_norm,
+// encoder_attn_layer_norm, fc1, fc2, final_layer_norm}; the heads at top level
+// (classification_head.{dense, out_proj}, qa_outputs); final_logits_bias [1, V] a buffer.
+Naming bart_naming() {
+  return {.label = "BART (model.shared, model.encoder/decoder.layers.N, out_proj, fc1/fc2)",
+          .embedding = "shared",
+          .renames = {{"", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                      {"", ".encoder_attn.o_proj.", ".encoder_attn.out_proj."},
+                      {"", ".mlp.up_proj.", ".fc1."},
+                      {"", ".mlp.down_proj.", ".fc2."}},
+          .positions = "decoder.embed_positions",
+          .encoder_heads = true,
+          .stack_layers = true,
+          .buffers = Buffers::seq2seq};
+}
+
+// modeling_albert.py, as albert/albert-*-v2 store it: albert.embeddings.* (embedding_size wide),
+// albert.encoder.embedding_hidden_mapping_in, the shared layers as albert.encoder.
+// albert_layer_groups.G.albert_layers.K.{attention.{query,key,value,dense,LayerNorm}, ffn,
+// ffn_output, full_layer_layer_norm}, albert.pooler (a bare Linear), the MLM head at top level
+// (predictions.{dense, LayerNorm, bias}). albert-base-v2 also stores predictions.decoder.bias, a
+// second copy of predictions.bias (Hub total = parameters + vocab_size), and uploads saved by
+// transformers < 4.31 the position_ids buffer: both are the description's StoredExtras.
+Naming albert_naming() {
+  return {.label = "ALBERT (albert.encoder.albert_layer_groups.G.albert_layers.K, ffn)",
+          .root = "albert.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.query."},
+                      {"", ".attention.k_proj.", ".attention.key."},
+                      {"", ".attention.v_proj.", ".attention.value."},
+                      {"", ".attention.o_proj.", ".attention.dense."},
+                      {"", ".mlp.up_proj.", ".ffn."},
+                      {"", ".mlp.down_proj.", ".ffn_output."}},
+          .layers = "encoder.albert_layer_groups",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .inner_layers = "albert_layers",
+          .under_root = {"encoder.", "pooler"}};
+}
+
+// modeling_deberta.py / modeling_deberta_v2.py, as microsoft/deberta-base and deberta-v3-base
+// store them (their load warnings list the unused keys): deberta.embeddings.*,
+// deberta.encoder.{rel_embeddings, LayerNorm, conv}, deberta.encoder.layer.N.attention.self.
+// {query,key,value}_proj (v2) or in_proj + q_bias + v_bias (v1), pos_key_proj / pos_query_proj
+// (v1: pos_proj / pos_q_proj), then BERT's output names; LayerNorm weight/bias. The heads sit at
+// top level: lm_predictions.lm_head.*, mask_predictions.* (v3's RTD head), cls.predictions.*
+// (legacy MaskedLM), pooler.dense, classifier, qa_outputs. Microsoft's uploads keep an unused
+// absolute position table (the description's StoredExtra); fine-tunes saved by transformers
+// < 4.31 hold deberta.embeddings.position_ids. deberta-v3-base holds neither position_ids nor
+// the tied MLM decoder (210 tensors).
+Naming deberta_naming(bool v2) {
+  std::vector<Rename> renames = {{"", ".attention.k_proj.", ".attention.self.key_proj."},
+                                 {"", ".attention.v_proj.", ".attention.self.value_proj."},
+                                 {"", ".attention.o_proj.", ".attention.output.dense."},
+                                 {"", ".mlp.up_proj.", ".intermediate.dense."},
+                                 {"", ".mlp.down_proj.", ".output.dense."},
+                                 {"", "cls.predictions.transform.bias.", "cls.predictions.bias."}};
+  renames.push_back(v2 ? Rename{"", ".attention.q_proj.", ".attention.self.query_proj."}
+                       : Rename{"", ".attention.qkv_proj.", ".attention.self.in_proj."});
+  return {.label = v2 ? "DeBERTa-v2 (deberta.encoder.layer.N, attention.self.query_proj)"
+                      : "DeBERTa (deberta.encoder.layer.N, attention.self.in_proj, q_bias)",
+          .root = "deberta.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = std::move(renames),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .under_root = {"embeddings.", "encoder."},
+          .split_qkv_bias = !v2,
+          .position_ids = "embeddings.position_ids"};
+}
+
+// modeling_modernbert.py, as answerdotai/ModernBERT-* store it (base_model_prefix "model"):
+// model.embeddings.{tok_embeddings, norm}, model.layers.N.{attn_norm (not in layer 0), attn.Wqkv,
+// attn.Wo, mlp_norm, mlp.Wi (GeGLU input and gate fused), mlp.Wo}, model.final_norm; the heads at
+// top level: head.{dense, norm}, decoder.bias (its weight is the tied tok_embeddings: not in
+// ModernBERT-base's header; the ettin uploads store it, hence a buffer), classifier.
+Naming modernbert_naming() {
+  return {.label = "ModernBERT (model.layers.N, attn.Wqkv, mlp.Wi, head, decoder)",
+          .embedding = "embeddings.tok_embeddings",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.Wqkv."},
+                      {"", ".attn.o_proj.", ".attn.Wo."},
+                      {"", ".mlp.gate_up_proj.", ".mlp.Wi."},
+                      {"", ".mlp.down_proj.", ".mlp.Wo."},
+                      {"", "lm_head.", "decoder."}},
+          .encoder_heads = true,
+          .buffers = Buffers::tied_head_copy,
+          .bias_optional = true};
+}
+
+// modeling_mpnet.py, as microsoft/mpnet-base (MPNetForMaskedLM) stores it: mpnet.embeddings.
+// {word_embeddings, position_embeddings, LayerNorm} (no token types), mpnet.encoder.
+// relative_attention_bias [buckets, heads], mpnet.encoder.layer.N.{attention.attn.{q,k,v,o},
+// attention.LayerNorm, intermediate.dense, output.dense, output.LayerNorm}, mpnet.pooler where
+// the class builds one, the heads at top level (lm_head.{dense, layer_norm, bias}: the decoder
+// weight is the tied word table; classifier.*, qa_outputs); the position_ids buffer uploads
+// saved by transformers < 4.31 hold. A bare MPNetModel (sentence-transformers) has no "mpnet.".
+Naming mpnet_naming() {
+  return {.label = "MPNet (mpnet.encoder.layer.N, attention.attn.q, relative_attention_bias)",
+          .root = "mpnet.",
+          .embedding = "embeddings.word_embeddings",
+          .renames = {{"", ".attention.q_proj.", ".attention.attn.q."},
+                      {"", ".attention.k_proj.", ".attention.attn.k."},
+                      {"", ".attention.v_proj.", ".attention.attn.v."},
+                      {"", ".attention.o_proj.", ".attention.attn.o."},
+                      {"", ".mlp.up_proj.", ".intermediate.dense."},
+                      {"", ".mlp.down_proj.", ".output.dense."}},
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .encoder_heads = true,
+          .buffers = Buffers::stored_extras,
+          .under_root = {"encoder.", "pooler"}};
+}
+
+// modeling_gpt_oss.py GptOssMLP: mlp.router (weight, bias), mlp.experts holding every expert in
+// gate_up_proj / down_proj (+ _bias); openai's MXFP4 upload stores them as _blocks / _scales.
+Naming gpt_oss_naming() {
+  return {.label = "gpt-oss (model.*, mlp.router, stacked experts)",
+          .renames = {{"", ".mlp.gate.", ".mlp.router."}},
+          .stacked_experts = StackedExperts::in_out};
+}
+
+// The Qwen vision towers' spellings of trace's module names (visual.blocks.N): the fused
+// attn.qkv and attn.proj; a plain MLP's two Linears as `fc1` / `fc2` (Qwen2-VL's "fc1", Qwen3-VL's
+// "linear_fc1"); a gated MLP (Qwen2.5-VL) keeps gate_proj / up_proj / down_proj: `fc1` empty.
+std::vector<Rename> qwen_tower_renames(std::string_view fc1, std::string_view fc2) {
+  std::vector<Rename> renames{{"visual.", ".attn.qkv_proj.", ".attn.qkv."},
+                              {"visual.", ".attn.o_proj.", ".attn.proj."}};
+  if (!fc1.empty()) {
+    renames.push_back({"visual.", ".mlp.up_proj.", fc1});
+    renames.push_back({"visual.", ".mlp.down_proj.", fc2});
+  }
+  return renames;
+}
+
+}  // namespace
+
+Naming naming_for(const std::string& type) {
+  // Families whose checkpoint uses transformers' module names under model.* unchanged:
+  // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
+  // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4,seed_oss,arcee,exaone4,nemotron,
+  // hunyuan_v1_dense,ernie4_5}.py and DeepSeekMoE's remote modeling_deepseek.py (GLM's fused
+  // gate_up_proj is Phi-3's; OLMo's LayerNorms store nothing; Hunyuan's QK-norms are
+  // query_layernorm / key_layernorm in the description already).
+  for (
+      const char* plain :
+      {"llama",    "llama3",           "mistral",     "qwen2",   "qwen3",    "olmo2",   "qwen3_moe",
+       "gemma",    "gemma2",           "gemma3_text", "phi3",    "granite",  "smollm3", "olmo",
+       "olmo3",    "cohere2",          "glm",         "glm4",    "seed_oss", "arcee",   "exaone4",
+       "nemotron", "hunyuan_v1_dense", "ernie4_5",    "deepseek"}) {
+    if (type == plain) return plain_naming();
+  }
+  if (type == "mixtral") return mixtral_naming();
+  if (type == "phimoe") {
+    // modeling_phimoe.py as the Phi-3.5-MoE upload stores it: Mixtral's block_sparse_moe names.
+    Naming naming = mixtral_naming();
+    naming.label = "transformers Phi-MoE (model.*, block_sparse_moe, w1/w2/w3)";
+    return naming;
+  }
+  if (type == "starcoder2") {
+    // modeling_starcoder2.py Starcoder2MLP: c_fc -> c_proj.
+    return {
+        .label = "transformers StarCoder2 (model.*, mlp.c_fc/c_proj)",
+        .renames = {{"", ".mlp.up_proj.", ".mlp.c_fc."}, {"", ".mlp.down_proj.", ".mlp.c_proj."}}};
+  }
+  if (type == "baichuan") {
+    // Baichuan's remote code packs q, k and v into self_attn.W_pack.
+    return {.label = "Baichuan remote code (model.*, self_attn.W_pack)",
+            .renames = {{"", ".self_attn.qkv_proj.", ".self_attn.W_pack."}}};
+  }
+  if (type == "mpt") {
+    // MPT's remote code: transformer.wte, blocks.N.{norm_1, attn.Wqkv, attn.out_proj, norm_2,
+    // ffn.up_proj, ffn.down_proj}, norm_f; the head is the tied wte.
+    return {.label = "MPT remote code (transformer.blocks.N, attn.Wqkv, ffn)",
+            .root = "transformer.",
+            .embedding = "wte",
+            .renames = {{"", ".attn.qkv_proj.", ".attn.Wqkv."},
+                        {"", ".attn.o_proj.", ".attn.out_proj."},
+                        {"", ".mlp.", ".ffn."}},
+            .layers = "blocks"};
+  }
+  if (type == "exaone") {
+    // EXAONE's remote code: transformer.wte, h.N.{ln_1, attn.attention.{q,k,v,out}_proj, ln_2,
+    // mlp.c_fc_0 (gate) / c_fc_1 (up) / c_proj (down)}, ln_f.
+    return {.label = "EXAONE remote code (transformer.h.N, attn.attention, mlp.c_fc_0/c_fc_1)",
+            .root = "transformer.",
+            .embedding = "wte",
+            .renames = {{"", ".attention.o_proj.", ".attention.out_proj."},
+                        {"", ".mlp.gate_proj.", ".mlp.c_fc_0."},
+                        {"", ".mlp.up_proj.", ".mlp.c_fc_1."},
+                        {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+            .layers = "h"};
+  }
+  if (type == "qwen2_moe") {
+    // Qwen2MoeSparseMoeBlock: one shared_expert (singular) behind shared_expert_gate.
+    return {.label = "transformers Qwen2-MoE (model.*, shared_expert)",
+            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}}};
+  }
+  for (const char* deepseek : {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}) {
+    if (type == deepseek) {
+      return {.label = "DeepSeek (model.*, MTP as model.layers.N+i)", .mtp_after_layers = true};
+    }
+  }
+  if (type == "qwen3_next") {
+    // modeling_qwen3_next.py as Qwen/Qwen3-Next-80B-A3B-* store it: linear_attn.{in_proj_qkvz,
+    // in_proj_ba, conv1d, A_log, dt_bias, norm, out_proj}, gated q_proj (queries + gate), one
+    // shared_expert behind shared_expert_gate, and mtp.{fc, pre_fc_norm_*, layers.N, norm}.
+    return {.label = "Qwen3-Next (model.*, linear_attn, shared_expert, mtp.*)",
+            .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}},
+            .mtp_norm = "mtp.norm"};
+  }
+  if (type == "qwen2_vl" || type == "qwen2_5_vl") {
+    // Qwen2(.5)-VL as Qwen's uploads store it (saved before transformers 4.52 moved it under
+    // model.visual / model.language_model, which its _checkpoint_conversion_mapping undoes at
+    // load): the Qwen2 text model under model.*, the tower at the top as visual.*
+    // (blocks.N.attn.qkv / proj; Qwen2-VL's mlp.fc1 / fc2, Qwen2.5-VL's gated mlp.gate_proj /
+    // up_proj / down_proj, biased; merger.ln_q, merger.mlp.0 / mlp.2). modeling_qwen2_vl.py,
+    // modeling_qwen2_5_vl.py.
+    if (type == "qwen2_5_vl") {
+      return {.label = "Qwen2.5-VL (model.*, visual.* at the top)",
+              .renames = qwen_tower_renames("", ""),
+              .vision_root = ""};
+    }
+    return {.label = "Qwen2-VL (model.*, visual.* at the top)",
+            .renames = qwen_tower_renames(".mlp.fc1.", ".mlp.fc2."),
+            .vision_root = ""};
+  }
+  if (type == "qwen3_vl" || type == "qwen3_vl_moe") {
+    // Qwen3-VL(-MoE) as Qwen's uploads store it: model.language_model.*, the tower under
+    // model.visual.* (Qwen3.5's names plus deepstack_merger_list.K.*), lm_head at the top; the
+    // MoE's experts stacked [E, H, 2I] / [E, I, H] (llama.cpp's and Megatron-Bridge's converters,
+    // transformers <= 4.57's Qwen3VLMoeTextExperts). modeling_qwen3_vl(_moe).py.
+    return {.label = "Qwen3-VL (model.language_model.*, model.visual.*)",
+            .root = "model.language_model.",
+            .renames = qwen_tower_renames(".mlp.linear_fc1.", ".mlp.linear_fc2."),
+            .stacked_experts = StackedExperts::in_out,
+            .vision_root = "model."};
+  }
+  if (type == "llama4") {
+    // Llama4ForConditionalGeneration as meta-llama's uploads store it (no conversion mapping):
+    // language_model.model.layers.N with feed_forward.{router, experts.gate_up_proj [E, H, 2I],
+    // experts.down_proj [E, I, H], shared_expert.*} on MoE layers and
+    // feed_forward.{gate,up,down}_proj on dense ones; language_model.lm_head;
+    // vision_model.model.layers.N (biased q/k/v/o_proj, mlp.fc1 / fc2) beside
+    // vision_model.{patch_embedding.linear, class_embedding, positional_embedding_vlm,
+    // layernorm_pre, layernorm_post, vision_adapter.mlp.*}; multi_modal_projector.linear_1.
+    // modeling_llama4.py; MaxText's and vLLM's loaders.
+    return {.label = "Llama 4 (language_model.model.*, feed_forward, vision_model.*)",
+            .root = "language_model.model.",
+            .renames = {{"", "lm_head.", "language_model.lm_head."},
+                        {"language_model.", ".mlp.gate.", ".feed_forward.router."},
+                        {"language_model.", ".mlp.shared_experts.", ".feed_forward.shared_expert."},
+                        {"language_model.", ".mlp.", ".feed_forward."},
+                        {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .stacked_experts = StackedExperts::in_out,
+            .vision_root = "",
+            .vision_layers = "model.layers"};
+  }
+  if (type == "qwen3_5" || type == "qwen3_5_moe") {
+    // Qwen3_5(Moe)ForConditionalGeneration as Qwen/Qwen3.5-* store it: the text model under
+    // model.language_model.*, lm_head at the top, DeltaNet input projections split (in_proj_qkv,
+    // in_proj_z, in_proj_b, in_proj_a), the main layers' experts stacked (mlp.experts.gate_up_proj
+    // [E, 2I, H], down_proj [E, H, I]), the MTP layer's one per expert, the Qwen3-VL tower under
+    // model.visual.* (blocks.N.attn.qkv / proj, mlp.linear_fc1 / linear_fc2, merger.*).
+    // transformers modeling_qwen3_5(_moe).py; vLLM qwen3_5.py, qwen3_5_mtp.py; 27B and 397B-A17B
+    // headers (docs/checkpoint.md).
+    Naming naming{.label = "Qwen3.5 (model.language_model.*, model.visual.*, mtp.*)",
+                  .root = "model.language_model.",
+                  .renames = qwen_tower_renames(".mlp.linear_fc1.", ".mlp.linear_fc2."),
+                  .mtp_norm = "mtp.norm",
+                  .stacked_experts = StackedExperts::out_in,
+                  .mtp_experts_per_expert = true,
+                  .vision_root = "model.",
+                  .delta_vectors_also_f32 = true};
+    naming.renames.push_back({"", ".mlp.shared_experts.", ".mlp.shared_expert."});
+    return naming;
+  }
+  if (type == "nemotron_h" || type == "nemotron_h_puzzle") {
+    return {.label = "Nemotron-H (backbone.*, mixer, MTP as mtp.layers.*)",
+            .root = "backbone.",
+            .embedding = "embeddings"};
+  }
+  // Gemma3ForConditionalGeneration as Google's uploads store it (written by transformers'
+  // convert_gemma3_weights_orbax_to_hf.py): the text model under language_model.model.* (the head
+  // tied), the SigLIP tower under vision_tower.vision_model.{embeddings.*, encoder.layers.N
+  // (layer_norm1 / 2, q/k/v/out_proj, mlp.fc1 / fc2, all biased), post_layernorm}, and
+  // multi_modal_projector.{mm_input_projection_weight [vision d, text d], mm_soft_emb_norm}.
+  // Fine-tunes saved by transformers >= 4.52 may use model.language_model.* instead: totals only.
+  if (type == "gemma3") {
+    return {.label = "Gemma 3 (language_model.model.*, vision_tower.vision_model.*)",
+            .root = "language_model.model.",
+            .renames = {{"vision_tower.", "vision_tower.", "vision_tower.vision_model."},
+                        {"vision_tower.", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .vision_root = "",
+            .vision_layers = "encoder.layers"};
+  }
+  if (type == "phi") return phi_naming();
+  if (type == "gpt2") return gpt2_naming();
+  if (type == "falcon") return falcon_naming();
+  if (type == "gpt_neox") return gpt_neox_naming();
+  if (type == "bert") return bert_naming();
+  if (type == "roberta" || type == "xlm-roberta" || type == "camembert") return roberta_naming();
+  if (type == "electra") return electra_naming();
+  if (type == "distilbert") return distilbert_naming();
+  if (type == "bart" || type == "mbart") return bart_naming();
+  if (type == "marian" || type == "pegasus" || type == "m2m_100") {
+    // modeling_{marian,pegasus,m2m_100}.py copy BART's modules ("Copied from ... Bart"): the same
+    // names, no layernorm_embedding; the description holds the per-stack tables Marian and
+    // Pegasus keep as frozen parameters (m2m_100's are a non-persistent buffer: none), Pegasus's
+    // and M2M100's final layer_norm, and final_logits_bias where the class registers it.
+    // convert_pegasus_tf_to_pytorch.py pops both sinusoidal tables before saving, so the
+    // google/pegasus-* uploads lack those two parameters; MarianMTModel lists both in
+    // _keys_to_ignore_on_save. Whichever an upload holds reconciles.
+    Naming naming = bart_naming();
+    naming.droppable_positions = type != "m2m_100";
+    naming.label = type == "marian"    ? "Marian (model.shared, BART's layer names, sinusoids)"
+                   : type == "pegasus" ? "Pegasus (model.shared, BART's layer names, layer_norm)"
+                                       : "M2M100 (model.shared, BART's layer names, layer_norm)";
+    return naming;
+  }
+  if (type == "albert") return albert_naming();
+  if (type == "deberta" || type == "deberta-v2") return deberta_naming(type == "deberta-v2");
+  if (type == "modernbert") return modernbert_naming();
+  if (type == "mpnet") return mpnet_naming();
+  if (type == "gpt_oss") return gpt_oss_naming();
+  return {.label = "transformers (model.*), unchecked for this family", .known = false};
+}
+
+}  // namespace trace::checkpoint

@@ -1,0 +1,87 @@
+// How each family's checkpoint spells trace's module names: the wrapper prefix, rename tables
+// and layout switches the tensor inventory (inventory.cpp) builds its names with. Every family's
+// table cites the modeling file or published checkpoint it was written from (docs/checkpoint.md,
+// "Naming"). Internal to the checkpoint library.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trace::checkpoint {
+
+// A checkpoint spelling of one of trace's module names, applied to names containing `scope`.
+struct Rename {
+  std::string_view scope;
+  std::string_view from;
+  std::string_view to;
+};
+
+// Stored tensors that are not parameters and that only some uploads hold (causal-mask buffers,
+// rotary inv_freq, a second copy of a tied embedding): listed so their names are known, never
+// reported missing. Shapes per family below.
+// stored_extras: the description's own StoredExtra entries (RoBERTa's position_ids, ELECTRA's
+// unused embeddings_project, BART's final_logits_bias), shaped here; seq2seq adds the copies of
+// a tied model.shared that older encoder-decoder uploads keep.
+enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy, stored_extras, seq2seq };
+
+// How a family stores routed experts: one tensor per expert and projection (none), or one
+// tensor per projection holding them all, gate and up fused in gate_up_proj, as gpt-oss does
+// ([E, in, out]) or as Qwen3.5-MoE does ([E, out, in], nn.Linear's order).
+enum class StackedExperts { none, in_out, out_in };
+
+struct Naming {
+  std::string_view label{};
+  std::string_view root = "model.";  // wrapper prefix of the decoder: "model.", "backbone."
+  std::string_view embedding = "embed_tokens";  // module name of the token embedding
+  std::vector<Rename> renames{};
+  bool known = true;
+  bool mtp_after_layers = false;       // DeepSeek: MTP layer i is stored as layers.{main + i}
+  std::string_view mtp_norm{};         // the MTP stack's own final norm ("mtp.norm": Qwen3-Next)
+  std::string_view layers = "layers";  // the block list under root: "layers", "h", "encoder.layer"
+  std::string_view positions{};    // learned position table under root ("wpe"); empty: not named
+  std::string_view token_types{};  // BERT segment table under root
+  bool conv1d = false;      // GPT-2 Conv1D: weights stored [in, out], transposed from nn.Linear
+  bool gamma_beta = false;  // TF-converted BERT: LayerNorm weight/bias spelled gamma/beta
+  StackedExperts stacked_experts = StackedExperts::none;
+  // Qwen3.5-MoE: the MTP layer's experts are stored one tensor per expert and projection, while
+  // the main layers' are stacked.
+  bool mtp_experts_per_expert = false;
+  // The wrapper prefix of a vision tower's tensors ("model." -> "model.visual.blocks.N...", "" ->
+  // "visual.blocks.N..."); none: the tower is not named and the inventory stays partial.
+  std::optional<std::string_view> vision_root{};
+  std::string_view vision_layers = "blocks";  // the tower's block list: "blocks", "model.layers"
+
+  // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
+  // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).
+  bool delta_vectors_also_f32 = false;
+  // Encoders: every extra parameter is a head module (biased Linear, LayerNorm, bias vector)
+  // stored under its own name, at top level unless a rename moves it under root.
+  bool encoder_heads = false;
+  // Encoder-decoders: each stack's layers under root + the stack's name ("model.encoder.layers",
+  // "model.decoder.layers"), its final norm beside them.
+  bool stack_layers = false;
+  Buffers buffers = Buffers::none;
+  // ALBERT: the stack lists every layer run, but only a group's first run owns weights, stored
+  // as root + layers + ".{group}." + inner_layers + ".{inner}" ("albert_layers").
+  std::string_view inner_layers{};
+  // Extras whose names start so sit under root (DeBERTa's "encoder.rel_embeddings", ALBERT's
+  // "pooler"); the other heads stay at top level.
+  std::vector<std::string_view> under_root{};
+  // DeBERTa v1: in_proj has no bias; its q_bias and v_bias are separate attention parameters.
+  bool split_qkv_bias = false;
+  // ModernBERT: a head Linear or LayerNorm holds a bias only when its size says so
+  // (classifier_bias, norm_bias); the tied head (decoder) stores its bias alone.
+  bool bias_optional = false;
+  // The [1, max_position_embeddings] I64 buffer transformers < 4.31 saved (DeBERTa).
+  std::string_view position_ids{};
+  // Marian, Pegasus: each stack's embed_positions is a fixed sinusoidal table the model rebuilds
+  // at load, which uploads may leave out (ExpectedTensor::droppable).
+  bool droppable_positions = false;
+};
+
+/// The naming of a config's model_type; `known` false (model.* assumed) for a family not listed.
+Naming naming_for(const std::string& type);
+
+}  // namespace trace::checkpoint
