@@ -175,6 +175,9 @@ private:
       return;
     }
     if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
+    if (!naming_.vision_stack.empty() && stack.name != naming_.vision_stack) {
+      gap(fmt::format("a vision tower '{}' is not named by {}", stack.name, naming_.label));
+    }
     const std::string at = fmt::format("{}{}", *naming_.vision_root, stack.name);
     for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
       const std::string prefix = fmt::format("{}.{}.{}", at, naming_.vision_layers, i);

@@ -470,6 +470,30 @@ Naming naming_for(const std::string& type) {
             .vision_root = "",
             .vision_layers = "encoder.layers"};
   }
+  // LlavaForConditionalGeneration (and LLaVA-NeXT, LLaVA-NeXT-Video, LLaVA-OneVision) as the
+  // llava-hf uploads store it (transformers' convert_llava*_weights_to_hf.py, 4.36 to 4.51;
+  // OneVision's tower SigLIP: no class_embedding or pre_layrnorm, a biased patch Conv2d, the
+  // pooling head only where vision_use_head says so): the text model under
+  // language_model.model.* with language_model.lm_head, the CLIP tower under
+  // vision_tower.vision_model.{embeddings.{patch_embedding, class_embedding,
+  // position_embedding}, pre_layrnorm, encoder.layers.N (self_attn.q/k/v/out_proj, layer_norm1 /
+  // 2, mlp.fc1 / fc2, all biased), post_layernorm}, multi_modal_projector.linear_1 / linear_2 and
+  // (NeXT) a bare image_newline. modeling_llava(_next).py, modeling_clip.py; llava-1.5-7b-hf's
+  // 686 tensors (docs/checkpoint.md). Saves by transformers >= 4.52 (model.language_model.*):
+  // totals only. Another tower (pixtral-12b's Pixtral one) keeps its own names: not spelled.
+  if (type == "llava" || type == "llava_next" || type == "llava_next_video" ||
+      type == "llava_onevision") {
+    return {.label = "LLaVA (language_model.model.*, vision_tower.vision_model.*)",
+            .root = "language_model.model.",
+            .renames = {{"", "lm_head.", "language_model.lm_head."},
+                        {"vision_tower.", ".encoder.post_layernorm", ".post_layernorm"},
+                        {"vision_tower.", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .vision_root = "",
+            .vision_layers = "layers",
+            .vision_stack = "vision_tower.vision_model.encoder"};
+  }
   if (type == "phi") return phi_naming();
   if (type == "gpt2") return gpt2_naming();
   if (type == "falcon") return falcon_naming();

@@ -52,6 +52,9 @@ struct Naming {
   // "visual.blocks.N..."); none: the tower is not named and the inventory stays partial.
   std::optional<std::string_view> vision_root{};
   std::string_view vision_layers = "blocks";  // the tower's block list: "blocks", "model.layers"
+  // The tower stack this naming spells (LLaVA's CLIP "vision_tower.vision_model.encoder"); a
+  // family whose wrapper takes other towers (pixtral-12b's) leaves those unnamed. Empty: any.
+  std::string_view vision_stack{};
 
   // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
   // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).

@@ -103,15 +103,26 @@ Stack clip_vision_tower(const ConfigReader& config, ModelDescription& model) {
   const std::int64_t per_side = image / patch;  // CLIPVisionEmbeddings floors the ratio
   const std::int64_t positions = checked_add(checked_mul(per_side, per_side), 1);  // + class
 
-  const auto extra = [&model](const char* name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({name, "vision", op, params});
-  };
-  extra("vision_tower.vision_model.embeddings.patch_embedding", "Conv2d",
-        checked_product({hidden, channels, patch, patch}));
-  extra("vision_tower.vision_model.embeddings.class_embedding", "Parameter", hidden);
-  extra("vision_tower.vision_model.embeddings.position_embedding", "Embedding",
-        checked_mul(positions, hidden));
-  extra("vision_tower.vision_model.pre_layrnorm", "LayerNorm", checked_mul(2, hidden));
+  // (shapes as stored, for the tensor inventory: the Conv2d's [out, in, P, P], the bare
+  // class_embedding [D], the position table [positions, D])
+  model.extra_parameters.push_back({"vision_tower.vision_model.embeddings.patch_embedding",
+                                    "vision",
+                                    "Conv2d",
+                                    checked_product({hidden, channels, patch, patch}),
+                                    {hidden, channels, patch, patch}});
+  model.extra_parameters.push_back({"vision_tower.vision_model.embeddings.class_embedding",
+                                    "vision",
+                                    "Parameter",
+                                    hidden,
+                                    {hidden},
+                                    true});
+  model.extra_parameters.push_back({"vision_tower.vision_model.embeddings.position_embedding",
+                                    "vision",
+                                    "Embedding",
+                                    checked_mul(positions, hidden),
+                                    {positions, hidden}});
+  model.extra_parameters.push_back(
+      {"vision_tower.vision_model.pre_layrnorm", "vision", "LayerNorm", checked_mul(2, hidden)});
 
   return vit_encoder_stack("vision_tower.vision_model.encoder", layers, shape, intermediate,
                            vision.optional_string("hidden_act").value_or("quick_gelu"));
@@ -227,16 +238,19 @@ ModelDescription build_wrapper(const ConfigReader& config, const WrapperKind& ki
 
   const bool bias = config.bool_or("multimodal_projector_bias", true);
   const std::int64_t text_hidden = model.hidden_size;
-  const auto linear = [bias](std::int64_t in, std::int64_t out) {
-    return checked_add(checked_mul(in, out), bias ? out : 0);
+  // nn.Linear weights stored [out, in]
+  const auto linear = [bias](const char* name, std::int64_t in, std::int64_t out) {
+    return ExtraParameter{
+        name, "vision", "Linear", checked_add(checked_mul(in, out), bias ? out : 0), {out, in}};
   };
+  const std::int64_t projector_in = checked_mul(vision_hidden, features.count);
   model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_1", "vision", "Linear",
-       linear(checked_mul(vision_hidden, features.count), text_hidden)});
+      linear("multi_modal_projector.linear_1", projector_in, text_hidden));
   model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
+      linear("multi_modal_projector.linear_2", text_hidden, text_hidden));
   if (kind.image_newline) {
-    model.extra_parameters.push_back({"image_newline", "vision", "Parameter", text_hidden});
+    model.extra_parameters.push_back(
+        {"image_newline", "vision", "Parameter", text_hidden, {text_hidden}, true});
   }
   model.stacks.push_back(std::move(tower));
   return model;

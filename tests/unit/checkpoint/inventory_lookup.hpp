@@ -32,4 +32,12 @@ inline void check_absent(const checkpoint::Inventory& inventory, const std::stri
   CHECK(find_tensor(inventory, name) == nullptr);
 }
 
+/// The parameters every tensor of the inventory holds (ExpectedTensor::logical_params).
+inline std::int64_t inventory_params(const checkpoint::Inventory& inventory) {
+  std::int64_t params = 0;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors)
+    params += tensor.logical_params;
+  return params;
+}
+
 }  // namespace trace::test

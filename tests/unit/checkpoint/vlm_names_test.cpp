@@ -4,8 +4,10 @@
 // MoE's experts stacked [E, H, 2I] (tests/data/configs/SOURCES-vlm.md, "Checkpoint names");
 // Gemma 3's language_model.model.* beside vision_tower.vision_model.* and a bare projector matrix;
 // Llama 4's language_model.model.* with feed_forward.* and vision_model.model.layers.N
-// (docs/catalog.md's sources). Shapes are written by hand from the modeling code and the
-// configs' hyperparameters; counts and bytes are derived in the comments or published (cited).
+// (docs/catalog.md's sources); the LLaVA wrappers' language_model.model.* beside a CLIP or SigLIP
+// tower under vision_tower.vision_model.* (SOURCES-llava.md, SOURCES-vlm-wrappers.md). Shapes are
+// written by hand from the modeling code and the configs' hyperparameters; counts and bytes are
+// derived in the comments or published (cited).
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@ namespace {
 using trace::checkpoint::Inventory;
 using trace::test::check_absent;
 using trace::test::check_tensor;
+using trace::test::inventory_params;
 
 Inventory inventory_of(const std::string& config) {
   return trace::checkpoint::build_inventory(trace::test::fixture(config));
@@ -106,9 +109,7 @@ TEST_CASE("Qwen3-VL-30B-A3B: stacked experts [E, H, 2I] and [E, I, H]", "[checkp
   check_absent(inventory, "model.language_model.layers.0.mlp.experts.0.gate_proj.weight");
   // Text 48 x (2 norms, q/k/v/o, q/k norms, router, 2 stacked) + 3 = 531; tower 351.
   CHECK(inventory.tensors.size() == 882);
-  std::int64_t params = 0;
-  for (const auto& tensor : inventory.tensors) params += tensor.logical_params;
-  CHECK(params == 31'070'754'032);
+  CHECK(inventory_params(inventory) == 31'070'754'032);
 }
 
 TEST_CASE("Gemma 3 4B: vision_tower.vision_model.* and a bare projector matrix: 883 tensors",
@@ -173,7 +174,92 @@ TEST_CASE(
   // Text 48 x 12 (2 norms, q/k/v/o, router, 2 stacked, 3 shared) + embedding, norm, head = 579;
   // tower 34 x 16 + 9 (patch, class, positions, 2 x 2 norms, adapter 2) = 553; projector 1.
   CHECK(inventory.tensors.size() == 1'133);
-  std::int64_t params = 0;
-  for (const auto& tensor : inventory.tensors) params += tensor.logical_params;
-  CHECK(params == 108'641'793'536);  // the Hub's safetensors total (docs/catalog.md)
+  CHECK(inventory_params(inventory) ==
+        108'641'793'536);  // the Hub's safetensors total (docs/catalog.md)
+}
+
+TEST_CASE("LLaVA-1.5-7B: language_model.model.* and the whole CLIP tower: 686 tensors",
+          "[checkpoint][names]") {
+  // convert_llava_weights_to_hf.py wrote the llava-hf uploads: Vicuna-7B (Llama: V 32064, H 4096,
+  // I 11008, 32 layers) under language_model.model.* with language_model.lm_head; CLIP ViT-L/14 at
+  // 336 pixels (D 1024, 24 layers, MLP 4096: 24 x 24 + 1 = 577 positions) under
+  // vision_tower.vision_model.*, every layer and post_layernorm stored though the projector reads
+  // layer 23's output; multi_modal_projector.linear_1 [4096, 1024] and linear_2 [4096, 4096],
+  // both biased. SOURCES-llava.md.
+  const Inventory inventory = inventory_of("llava-hf--llava-1.5-7b-hf.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "language_model.model.embed_tokens.weight", {32064, 4096});
+  check_tensor(inventory, "language_model.model.layers.31.mlp.down_proj.weight", {4096, 11008});
+  check_tensor(inventory, "language_model.lm_head.weight", {32064, 4096});
+  check_absent(inventory, "lm_head.weight");
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.patch_embedding.weight",
+               {1024, 3, 14, 14});
+  check_absent(inventory, "vision_tower.vision_model.embeddings.patch_embedding.bias");
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.class_embedding", {1024});
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.position_embedding.weight",
+               {577, 1024});
+  check_tensor(inventory, "vision_tower.vision_model.pre_layrnorm.bias", {1024});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.23.self_attn.out_proj.bias",
+               {1024});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.23.mlp.fc1.weight",
+               {4096, 1024});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.23.layer_norm1.weight", {1024});
+  check_tensor(inventory, "vision_tower.vision_model.post_layernorm.weight", {1024});
+  check_absent(inventory, "vision_tower.vision_model.encoder.post_layernorm.weight");
+  check_tensor(inventory, "multi_modal_projector.linear_1.weight", {4096, 1024});
+  check_tensor(inventory, "multi_modal_projector.linear_2.bias", {4096});
+  // Text 32 x 9 + embedding, norm, head = 291; tower 3 + 2 + 24 x 16 + 2 = 391; projector 4: the
+  // 686 tensors, 7,063,427,072 parameters and 14,126,854,144 bytes (all F16) of an audit of the
+  // upload's safetensors headers (SOURCES-llava.md).
+  CHECK(inventory.tensors.size() == 686);
+  CHECK(inventory_params(inventory) == 7'063'427'072);
+  std::int64_t bytes = 0;
+  for (const auto& tensor : inventory.tensors) bytes += tensor.bytes();
+  CHECK(bytes == 14'126'854'144);
+}
+
+TEST_CASE("LLaVA-NeXT adds a bare image_newline, and a Pixtral tower stays unnamed",
+          "[checkpoint][names]") {
+  // llava-v1.6-mistral-7b-hf: Mistral-7B (I 14336, 8 KV heads) under language_model.model.*, the
+  // same CLIP tower and projector, and LlavaNextForConditionalGeneration's image_newline [4096]
+  // stored under its own name: 686 + 1 tensors.
+  const Inventory next = inventory_of("llava-hf--llava-v1.6-mistral-7b-hf.reconstructed.json");
+  CHECK(next.complete);
+  check_tensor(next, "image_newline", {4096});
+  check_tensor(next, "language_model.model.layers.0.self_attn.k_proj.weight", {1024, 4096});
+  check_tensor(next, "language_model.model.layers.0.mlp.gate_proj.weight", {14336, 4096});
+  CHECK(next.tensors.size() == 687);
+  // pixtral-12b is a llava whose tower keeps Pixtral's own names (patch_conv, ln_pre,
+  // transformer.layers.N.attention.*), which trace does not spell: reconciled by totals only.
+  const Inventory pixtral = inventory_of("mistral-community--pixtral-12b.reconstructed.json");
+  CHECK_FALSE(pixtral.complete);
+}
+
+TEST_CASE("LLaVA-OneVision 0.5B: a SigLIP tower under vision_tower.vision_model.*: 716 tensors",
+          "[checkpoint][names]") {
+  // The llava-hf conversion (transformers 4.45): Qwen2-0.5B (H 896, 24 layers, q/k/v biased, head
+  // tied: no language_model.lm_head) under language_model.model.*; SigLIP so400m less its last
+  // layer (D 1152, 26 layers, MLP 4304, 14 x 14 patches of 384 pixels: 27 x 27 = 729 positions;
+  // a biased patch Conv2d, no class token, no pre-norm, vision_use_head false: no pooling head);
+  // the projector and image_newline. SOURCES-vlm-wrappers.md.
+  const Inventory inventory =
+      inventory_of("llava-hf--llava-onevision-qwen2-0.5b-ov-hf.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "language_model.model.layers.23.self_attn.q_proj.bias", {896});
+  check_absent(inventory, "language_model.lm_head.weight");
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.patch_embedding.bias", {1152});
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.position_embedding.weight",
+               {729, 1152});
+  check_absent(inventory, "vision_tower.vision_model.embeddings.class_embedding");
+  check_absent(inventory, "vision_tower.vision_model.pre_layrnorm.weight");
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.25.mlp.fc2.weight",
+               {1152, 4304});
+  check_absent(inventory, "vision_tower.vision_model.encoder.layers.26.mlp.fc2.weight");
+  check_absent(inventory, "vision_tower.vision_model.head.probe");
+  check_tensor(inventory, "multi_modal_projector.linear_1.weight", {896, 1152});
+  check_tensor(inventory, "image_newline", {896});
+  // Text 24 x 12 + embedding + norm = 290; tower 3 + 26 x 16 + 2 = 421; projector 4 and
+  // image_newline: 716. Parameters: the hand derivation's 893,675,552 (SOURCES-vlm-wrappers.md).
+  CHECK(inventory.tensors.size() == 716);
+  CHECK(inventory_params(inventory) == 893'675'552);
 }
