@@ -109,6 +109,7 @@ struct PlanOptions {
   std::string pp_split = "count";
   bool freeze_vision = false;
   bool compiled = false;
+  bool allocated_peak = false;
   bool autocast = false;
   bool job_flags_given = false;
   // time and cost (docs/cost.md)
@@ -415,6 +416,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
        "each weight (Lightning's bf16-mixed generate)"},
       {"--compile", &options.compiled,
        "torch.compile: the MLP's pointwise outputs are recomputed in backward, not saved"},
+      {"--allocated-peak", &options.allocated_peak,
+       "training: the peak as torch.cuda.max_memory_allocated reports it, where a checkpointed "
+       "backward's recomputed layer and the loss's logits are never allocated together; "
+       "default: both counted, as the caching allocator keeps the logits' blocks reserved "
+       "(what a job needs to fit)"},
       {"--no-double-quant", &options.nf4_single_quant,
        "QLoRA's nf4 base without double quantization: an F32 absmax per 64 values "
        "(bitsandbytes' default, LitGPT bnb.nf4) instead of a U8 one"},
@@ -649,6 +655,7 @@ Job make_job(const PlanOptions& options, const std::string& mode,
     job.reference_dtype = require_dtype(options.reference_dtype, "--ref-dtype");
   }
   job.compiled = options.compiled;
+  job.allocated_peak = options.allocated_peak;
   job.serve_autocast = options.autocast;
   job.lora_dropout = options.lora_dropout;
   job.nf4_double_quant = !options.nf4_single_quant;

@@ -141,6 +141,10 @@ std::string describe_training(const Job& job) {
     case LossImpl::vocab_parallel: label += ", vocab-parallel loss"; break;
   }
   if (job.compiled) label += ", compiled";
+  if (job.allocated_peak &&
+      (job.checkpointing == Checkpointing::full || job.checkpointing == Checkpointing::offload)) {
+    label += ", allocated peak";
+  }
   return label;
 }
 

@@ -230,6 +230,9 @@ void JobPass::activations_and_logits() {
   // The embedding output's dropout mask, when the residual stream has dropout.
   const std::int64_t embedding_mask =
       model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
+  // Under checkpointing: the layer backward recomputes in full (its saved values, masks and
+  // scores), alive only in backward.
+  std::int64_t recomputed = 0;
   switch (job.checkpointing) {
     case Checkpointing::none:
     case Checkpointing::selective:
@@ -240,19 +243,17 @@ void JobPass::activations_and_logits() {
                                   job.checkpointing == Checkpointing::none ? scores : 0));
       break;
     case Checkpointing::full:
-      // every layer's input, plus one layer recomputed in full during backward
-      b.activations = checked_add(
-          checked_add(
-              checked_mul(checked_add(input_bytes, widest_layer_bytes), tokens, "the activations"),
-              checked_mul(widest_masks + embedding_mask, tokens)),
-          widest_scores);
-      break;
     case Checkpointing::offload:
-      b.activations = checked_add(
-          checked_add(checked_mul(checked_add(widest_layer_bytes,
-                                              checked_mul(model.hidden_size, act + residual_extra)),
+      // every layer's input (offloaded: the one being moved), plus one layer recomputed in full
+      // during backward (`recomputed`, after the loss's backward: see below)
+      b.activations =
+          checked_add(checked_mul(job.checkpointing == Checkpointing::full
+                                      ? input_bytes
+                                      : checked_mul(model.hidden_size, act + residual_extra),
                                   tokens, "the activations"),
-                      checked_mul(widest_masks + embedding_mask, tokens)),
+                      checked_mul(embedding_mask, tokens));
+      recomputed = checked_add(
+          checked_mul(checked_add(widest_layer_bytes, widest_masks), tokens, "the activations"),
           widest_scores);
       break;
   }
@@ -272,10 +273,15 @@ void JobPass::activations_and_logits() {
             ? found->second.all_layers
             : found->second.widest_layer;
     const std::int64_t mask = job.lora_dropout > 0 ? a.dropout_mask_bytes : 0;
-    b.activations = checked_add(b.activations,
-                                checked_product({values, tokens, act + mask}, "the LoRA dropout"));
+    const std::int64_t dropout = checked_product({values, tokens, act + mask}, "the LoRA dropout");
+    if (recomputed > 0) {
+      recomputed = checked_add(recomputed, dropout);
+    } else {
+      b.activations = checked_add(b.activations, dropout);
+    }
   }
   b.activations = ceil_div(b.activations, job.tp);
+  recomputed = ceil_div(recomputed, job.tp);
   // Eager attention's backward through the widest layer's softmax holds the fp32 output it
   // saved, the incoming gradient and the gradient it makes: 3 x softmax_bytes per score, above
   // what that layer kept (selective checkpointing kept none and recomputes them then).
@@ -329,9 +335,16 @@ void JobPass::activations_and_logits() {
                    "the gradients in backward"),
                job.tp);
   // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
-  // the two, counted with the activations.
-  b.activations = checked_add(
-      b.activations, std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
+  // the two, counted with the activations. The layer a checkpointed backward recomputes comes
+  // after it too; allocated memory never holds it beside the logits, but the caching allocator
+  // keeps the logits' blocks reserved while it is allocated, so it counts in full unless the
+  // job asks for the allocated peak (docs/memory.md, "Allocated and reserved").
+  b.activations =
+      job.allocated_peak
+          ? checked_add(b.activations, std::max<std::int64_t>(0, recomputed + eager_backward +
+                                                                     residual_gradients - b.logits))
+          : checked_add(checked_add(b.activations, recomputed),
+                        std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
   // The end of backward and the optimizer step (docs/memory.md, "Phases of a step"): every
   // gradient exists, the activations and logits are gone. PyTorch's foreach AdamW (its default
   // on CUDA before fused kernels took over) builds exp_avg_sq_sqrt, one state-sized temporary;

@@ -253,9 +253,14 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
       memory.cuda_graph_bytes = 0;
     }
     const JobEstimator estimator(model, params, memory);
-    result.breakdown = estimator.estimate(job).breakdown;
-    const std::int64_t peak = result.breakdown->total();
-    result.read_as = describe_job(job);
+    // The verdict's peak counts what the caching allocator holds; a measured
+    // max_memory_allocated is compared with the allocated peak (Job::allocated_peak).
+    const std::int64_t peak = estimator.estimate(job).breakdown.total();
+    Job compared = job;
+    compared.allocated_peak = row.counter == MemoryCounter::allocated && row.measured_gib;
+    result.breakdown = estimator.estimate(compared).breakdown;
+    const std::int64_t compared_peak = result.breakdown->total();
+    result.read_as = describe_job(compared);
     if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
     if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
     // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
@@ -264,7 +269,7 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
     const double reserve = a.reserved_over_allocated;
     const std::int64_t counted =
         row.counter == MemoryCounter::allocated
-            ? peak
+            ? compared_peak
             : checked_add(static_cast<std::int64_t>(std::ceil(static_cast<double>(peak) * reserve)),
                           row.counter == MemoryCounter::process
                               ? row.measured_context_bytes.value_or(a.memory.cuda_context_bytes)

@@ -134,6 +134,12 @@ struct Job {
   /// torch.compile: its partitioner recomputes the MLP's pointwise outputs in backward
   /// (LayerActivation::pointwise_values) instead of saving them.
   bool compiled = false;
+  /// The peak as allocated memory holds it (torch.cuda.max_memory_allocated): under
+  /// checkpointing the loss's backward frees the logits before the layers' backward recomputes
+  /// one layer, so the two are not counted together. false (the default, and every verdict):
+  /// both are, as the caching allocator keeps the logits' freed blocks reserved while the
+  /// recompute allocates beside them (docs/memory.md, "Allocated and reserved").
+  bool allocated_peak = false;
   std::int64_t seq_len = 2048;
   std::int64_t batch = 1;  ///< micro-batch per GPU
   std::int64_t lora_rank = 16;

@@ -275,6 +275,25 @@ TEST_CASE("framework switches reach the job: fused norms, fused optimizer step",
   CHECK(trace::test::run_cli_offline(both).exit_code == 2);
 }
 
+TEST_CASE("option --allocated-peak: the recomputed layer apart from the logits", "[cli][json]") {
+  // Llama-3.1-8B LoRA at 4,096 tokens, checkpointed: the logits (128,256 x 4,096 x 12 bytes)
+  // outweigh the recomputed layer, which the allocated peak then leaves out of the activations;
+  // the held peak (the default, and the verdict's) keeps it. Without checkpointing, one peak.
+  std::vector<std::string> args = {
+      k_llama, "--json", "--mode", "lora", "--seq-len", "4096", "--grad-checkpointing", "full"};
+  const nlohmann::json held = run_json(args)["estimate"];
+  args.push_back("--allocated-peak");
+  const nlohmann::json allocated = run_json(args)["estimate"];
+  CHECK(allocated["breakdown"]["logits"] == held["breakdown"]["logits"]);
+  CHECK(held["breakdown"]["logits"] == 128'256LL * 4'096 * 12);
+  CHECK(allocated["peak_bytes"].get<std::int64_t>() < held["peak_bytes"].get<std::int64_t>());
+  CHECK(contains(allocated["read_as"].get<std::string>(), "checkpointing full, allocated peak"));
+  args[7] = "none";
+  const std::int64_t none_allocated = run_json(args)["estimate"]["peak_bytes"];
+  args.pop_back();
+  CHECK(run_json(args)["estimate"]["peak_bytes"] == none_allocated);
+}
+
 TEST_CASE("the card table's tensor-parallel serving plan is the serve job's per-GPU peak",
           "[cli][json]") {
   // Llama-3.1-70B, DeepSeek-V3 (MLA, MoE) and Nemotron-3-Super at 1M tokens (Mamba-2 hybrid)

@@ -236,6 +236,37 @@ TEST_CASE("a layer's backward holds three residual-stream gradients beyond the l
   CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 4 + 196'608);
 }
 
+TEST_CASE("the allocated peak does not count the recomputed layer beside the logits", "[job]") {
+  // Full checkpointing on the tiny Llama, 256 tokens in bf16: checkpoints (2 layer inputs + the
+  // final norm's and head's inputs, 4 x 64 values) 256 x 256 x 2 = 131,072 bytes; the layer the
+  // backward recomputes (960 values) 491,520; its residual-stream gradients 98,304. The loss's
+  // backward frees the logits before that recompute: allocated memory holds the checkpoints and
+  // the larger of the two sides; the held peak (the default) counts both.
+  trace::Job job = full_job();
+  job.checkpointing = trace::Checkpointing::full;
+  CHECK(estimate(job).breakdown.activations == 131'072 + 491'520);  // logits 3,072,000 > 589,824
+  job.allocated_peak = true;
+  CHECK(estimate(job).breakdown.activations == 131'072);
+  CHECK(estimate(job).breakdown.logits == 3'072'000);
+  // Unsloth's fused loss keeps 512,000 bytes of bf16 logits: the layer side is 77,824 above.
+  job.loss = trace::LossImpl::fused;
+  CHECK(estimate(job).breakdown.activations == 131'072 + (491'520 + 98'304 - 512'000));
+  job.allocated_peak = false;
+  CHECK(estimate(job).breakdown.activations == 131'072 + 491'520);
+  // No logits (Cut Cross-Entropy): the two peaks are one.
+  job.loss = trace::LossImpl::cut;
+  const std::int64_t held = estimate(job).breakdown.activations;
+  job.allocated_peak = true;
+  CHECK(estimate(job).breakdown.activations == held);
+  CHECK(held == 131'072 + 491'520 + 98'304);
+  // Without checkpointing the saved activations and the logits coexist: one peak too.
+  job.loss = trace::LossImpl::full;
+  job.checkpointing = trace::Checkpointing::none;
+  const std::int64_t none_allocated = estimate(job).breakdown.total();
+  job.allocated_peak = false;
+  CHECK(estimate(job).breakdown.total() == none_allocated);
+}
+
 TEST_CASE("LoRA and QLoRA: adapters on q and v, the frozen base", "[job]") {
   trace::Job job = lora_qv_job();
   // per layer q 8 x (64 + 64) + v 8 x (64 + 32) = 1,792; x 2 layers
@@ -747,6 +778,14 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
         "loss, fused norms, foreach step, 2 GPUs zero3, accum 32 no_sync, frozen grads");
   job.root_unit_gathered = true;  // PyTorch's FSDP, not DeepSpeed's ZeRO-3
   CHECK(trace::describe_job(job).find(", 2 GPUs fsdp, accum 32") != std::string::npos);
+  // the allocated peak, where it differs (under checkpointing)
+  job.allocated_peak = true;
+  CHECK(trace::describe_job(job).find("chunked loss, allocated peak, fused norms") !=
+        std::string::npos);
+  job.checkpointing = trace::Checkpointing::none;
+  CHECK(trace::describe_job(job).find("allocated peak") == std::string::npos);
+  job.checkpointing = trace::Checkpointing::full;
+  job.allocated_peak = false;
   // one card says its strategy only when it has one (ZeRO-3 offload on a single GPU)
   trace::Job offload = full_job();
   offload.sharding = trace::Sharding::zero3;
