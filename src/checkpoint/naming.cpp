@@ -494,6 +494,31 @@ Naming naming_for(const std::string& type) {
             .vision_layers = "layers",
             .vision_stack = "vision_tower.vision_model.encoder"};
   }
+  // PaliGemmaForConditionalGeneration as Google's uploads store it (transformers 4.41 to 4.47):
+  // the Gemma / Gemma 2 text model under language_model.model.* (the head tied: no lm_head), the
+  // SigLIP tower under vision_tower.vision_model.* as LLaVA-OneVision's, and one biased
+  // multi_modal_projector.linear. modeling_paligemma.py; SOURCES-paligemma-idefics3.md.
+  if (type == "paligemma") {
+    Naming naming = naming_for("llava");
+    naming.label = "PaliGemma (language_model.model.*, vision_tower.vision_model.*)";
+    return naming;
+  }
+  // Idefics3ForConditionalGeneration and SmolVLM's: the Llama text model under
+  // model.text_model.* with a top-level lm_head, the SigLIP tower under model.vision_model.*
+  // (post_layernorm beside the encoder) and the bias-free
+  // model.connector.modality_projection.proj. modeling_idefics3.py, modeling_smolvlm.py;
+  // SOURCES-paligemma-idefics3.md, SOURCES-vlm-wrappers.md.
+  if (type == "idefics3" || type == "smolvlm") {
+    return {.label = "Idefics3 (model.text_model.*, model.vision_model.*, model.connector)",
+            .root = "model.text_model.",
+            .renames = {{"vision_model.", ".encoder.post_layernorm", ".post_layernorm"},
+                        {"vision_model.", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                        {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .vision_root = "",
+            .vision_layers = "layers",
+            .vision_stack = "model.vision_model.encoder"};
+  }
   if (type == "phi") return phi_naming();
   if (type == "gpt2") return gpt2_naming();
   if (type == "falcon") return falcon_naming();

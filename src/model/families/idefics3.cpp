@@ -86,9 +86,13 @@ ModelDescription build_idefics3_like(const ConfigReader& config, const Idefics3N
                                             "(vision_config image_size / patch_size)",
                                             scale, per_side));
   }
+  // (a bias-free nn.Linear, stored [out, in])
   model.extra_parameters.push_back(
-      {"model.connector.modality_projection.proj", "vision", "Linear",
-       checked_product({vision_hidden, scale, scale, model.hidden_size})});
+      {"model.connector.modality_projection.proj",
+       "vision",
+       "Linear",
+       checked_product({vision_hidden, scale, scale, model.hidden_size}),
+       {model.hidden_size, checked_product({vision_hidden, scale, scale})}});
   model.stacks.push_back(std::move(tower));
   return model;
 }

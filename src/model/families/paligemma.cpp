@@ -64,9 +64,11 @@ ModelDescription build_paligemma(const ConfigReader& config) {
                             "tokens join the text embeddings, so they must match",
                             projection, model.hidden_size));
   }
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear", "vision", "Linear",
-       checked_add(checked_mul(vision_hidden, projection), projection)});
+  model.extra_parameters.push_back({"multi_modal_projector.linear",
+                                    "vision",
+                                    "Linear",
+                                    checked_add(checked_mul(vision_hidden, projection), projection),
+                                    {projection, vision_hidden}});
   model.stacks.push_back(std::move(tower));
   return model;
 }

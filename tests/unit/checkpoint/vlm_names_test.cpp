@@ -4,8 +4,10 @@
 // MoE's experts stacked [E, H, 2I] (tests/data/configs/SOURCES-vlm.md, "Checkpoint names");
 // Gemma 3's language_model.model.* beside vision_tower.vision_model.* and a bare projector matrix;
 // Llama 4's language_model.model.* with feed_forward.* and vision_model.model.layers.N
-// (docs/catalog.md's sources); the LLaVA wrappers' language_model.model.* beside a CLIP or SigLIP
-// tower under vision_tower.vision_model.* (SOURCES-llava.md, SOURCES-vlm-wrappers.md). Shapes are
+// (docs/catalog.md's sources); the LLaVA and PaliGemma wrappers' language_model.model.* beside a
+// CLIP or SigLIP tower under vision_tower.vision_model.*, Idefics3's and SmolVLM's
+// model.text_model.* beside model.vision_model.* (SOURCES-llava.md, SOURCES-vlm-wrappers.md,
+// SOURCES-paligemma-idefics3.md). Shapes are
 // written by hand from the modeling code and the configs' hyperparameters; counts and bytes are
 // derived in the comments or published (cited).
 #include <string>
@@ -262,4 +264,53 @@ TEST_CASE("LLaVA-OneVision 0.5B: a SigLIP tower under vision_tower.vision_model.
   // image_newline: 716. Parameters: the hand derivation's 893,675,552 (SOURCES-vlm-wrappers.md).
   CHECK(inventory.tensors.size() == 716);
   CHECK(inventory_params(inventory) == 893'675'552);
+}
+
+TEST_CASE("PaliGemma 3B: language_model.model.*, a SigLIP tower and one projector Linear",
+          "[checkpoint][names]") {
+  // Google's uploads (transformers 4.41 to 4.47): Gemma-2B (H 2048, 18 layers, the head tied: no
+  // lm_head) under language_model.model.*; SigLIP so400m at 224 pixels (D 1152, 27 layers, MLP
+  // 4304, 16 x 16 = 256 positions, a biased patch Conv2d, no pooling head); the biased
+  // multi_modal_projector.linear [2048, 1152]. SOURCES-paligemma-idefics3.md, "Checkpoint tensor
+  // names".
+  const Inventory inventory = inventory_of("google--paligemma-3b-pt-224.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "language_model.model.embed_tokens.weight", {257216, 2048});
+  check_absent(inventory, "language_model.lm_head.weight");
+  check_tensor(inventory, "vision_tower.vision_model.embeddings.position_embedding.weight",
+               {256, 1152});
+  check_tensor(inventory, "vision_tower.vision_model.encoder.layers.26.self_attn.out_proj.weight",
+               {1152, 1152});
+  check_tensor(inventory, "vision_tower.vision_model.post_layernorm.bias", {1152});
+  check_tensor(inventory, "multi_modal_projector.linear.weight", {2048, 1152});
+  check_tensor(inventory, "multi_modal_projector.linear.bias", {2048});
+  // Text 18 x 9 + embedding + norm = 164; tower 2 + 1 + 27 x 16 + 2 = 437; projector 2: 603.
+  // The published model.num_parameters(), 2,923,466,480 (SOURCES-paligemma-idefics3.md).
+  CHECK(inventory.tensors.size() == 603);
+  CHECK(inventory_params(inventory) == 2'923'466'480);
+}
+
+TEST_CASE("SmolVLM: model.text_model.*, model.vision_model.* and a bias-free connector",
+          "[checkpoint][names]") {
+  // Idefics3ForConditionalGeneration (SmolVLM-256M: SmolLM2-135M's Llama, H 576, 30 layers, an
+  // untied lm_head at the top; a SigLIP tower of D 768, 12 layers, 16 x 16 patches of 512
+  // pixels: 1,024 positions) and the pixel-shuffle connector's
+  // model.connector.modality_projection.proj [576, 768 x 4 x 4], no bias.
+  const Inventory small = inventory_of("HuggingFaceTB--SmolVLM-256M-Instruct.reconstructed.json");
+  CHECK(small.complete);
+  check_tensor(small, "model.text_model.layers.29.mlp.down_proj.weight", {576, 1536});
+  check_tensor(small, "lm_head.weight", {49280, 576});
+  check_tensor(small, "model.vision_model.embeddings.patch_embedding.weight", {768, 3, 16, 16});
+  check_tensor(small, "model.vision_model.encoder.layers.11.mlp.fc1.bias", {3072});
+  check_tensor(small, "model.vision_model.post_layernorm.weight", {768});
+  check_tensor(small, "model.connector.modality_projection.proj.weight", {576, 12288});
+  check_absent(small, "model.connector.modality_projection.proj.bias");
+  // Text 30 x 9 + embedding, norm, head = 273; tower 3 + 12 x 16 + 2 = 197; connector 1: 471.
+  // The Hub's safetensors count, 256,484,928.
+  CHECK(small.tensors.size() == 471);
+  CHECK(inventory_params(small) == 256'484'928);
+  // SmolVLM2 (model_type smolvlm) stores the same names: the 500M's published 507,482,304.
+  const Inventory video = inventory_of("HuggingFaceTB--SmolVLM2-500M-Video-Instruct.json");
+  CHECK(video.complete);
+  CHECK(inventory_params(video) == 507'482'304);
 }
