@@ -162,7 +162,8 @@ How to read it:
   holds something other than its column's value (a length `2k`, a card count `0`, a negative
   `job_usable_gib` or `job_measured_gib`, a `job_oom` neither 0 nor 1) leaves the row unplanned,
   with the cell named, rather than read with the column's default as if it were empty; a row
-  whose `job_oom` says neither counts among neither the did-not-fit nor the fit rows. An empty
+  whose `job_oom` says neither counts among neither the did-not-fit nor the fit rows (`"oom":
+  null` in `--json`, "?" in the table). An empty
   `job_usable_gib` takes the card's nominal `card_mem_gb` (as 10⁹ bytes); a row with neither is
   estimated and scored against its measure, its verdict "fits".
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),

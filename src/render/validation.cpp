@@ -61,6 +61,7 @@ std::string render_scoreboard_json(const Scoreboard& board) {
                                    {"model_id", row.model_id},
                                    {"planned", row.planned},
                                    {"oom", row.oom}};
+    if (!row.label_known) item["oom"] = nullptr;  // job_oom says neither 0 nor 1
     if (row.planned) {
       item["estimate_gib"] = row.estimate_gib;
       item["predicted_fit"] = row.predicted_fit;
@@ -169,17 +170,19 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
   out += "\n### Every row\n\n| row | task | model | measured GiB | trace GiB | error | ran? | trace says | read as |\n";
   out += "|---|---|---|---:|---:|---:|---|---|---|\n";
   for (const RowResult& row : board.results) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.row_id, row.task,
-                       row.model_id,
-                       row.measured_gib ? fmt::format("{:.2f}", *row.measured_gib) : "-",
-                       row.planned ? fmt::format("{:.2f}", row.estimate_gib) : "-",
-                       row.relative_error ? fmt::format("{:+.1f}%", 100 * *row.relative_error) : "-",
-                       row.oom ? "OOM" : "ran",
-                       !row.planned           ? "not planned"
-                       : row.predicted_fit    ? "fits"
-                       : row.floor_only       ? "does not fit (even its floor)"
-                                              : "does not fit",
-                       row.planned ? row.read_as : "-");
+    out +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.row_id, row.task,
+                    row.model_id, row.measured_gib ? fmt::format("{:.2f}", *row.measured_gib) : "-",
+                    row.planned ? fmt::format("{:.2f}", row.estimate_gib) : "-",
+                    row.relative_error ? fmt::format("{:+.1f}%", 100 * *row.relative_error) : "-",
+                    !row.label_known ? "?"
+                    : row.oom        ? "OOM"
+                                     : "ran",
+                    !row.planned        ? "not planned"
+                    : row.predicted_fit ? "fits"
+                    : row.floor_only    ? "does not fit (even its floor)"
+                                        : "does not fit",
+                    row.planned ? row.read_as : "-");
   }
   return out;
 }

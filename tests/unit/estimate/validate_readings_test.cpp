@@ -2,6 +2,7 @@
 // quantization, the counter and the context a row measured, vLLM's batched tokens) and its floor
 // verdicts; and the estimator terms they switch on, on the tiny Llama of job_test.cpp (h = 64,
 // 2 layers, 4 heads x 16, 2 kv heads, I = 128, V = 1,000). Derivations in the comments.
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
@@ -606,6 +607,12 @@ TEST_CASE("a job cell that is not its column's value leaves the row unplanned, n
   CHECK(board.oom_flagged == 0);
   CHECK(board.fit_rows == 3);
   CHECK(board.planned == 1);
+  // --json says the unknown label as null, the Markdown table as "?"
+  const nlohmann::json json = nlohmann::json::parse(trace::render_scoreboard_json(board));
+  CHECK(json["results"][4]["oom"].is_null());
+  CHECK(json["results"][0]["oom"] == true);
+  CHECK(trace::render_scoreboard_markdown(board).find("| 5 | full | org/tiny | - | - | - | ? |") !=
+        std::string::npos);
 }
 
 TEST_CASE("a row whose sharding the source does not say is not judged", "[validate]") {
