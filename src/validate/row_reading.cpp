@@ -700,6 +700,12 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
   return "";
 }
 
+// A yes / no cell (job_oom, job_optimizer_in_backward) as measured.md writes it (0 / 1, also
+// y / n), lowercased; empty counts as readable (the column's default).
+bool reads_as_yes_or_no(const std::string& lowered) {
+  return lowered.empty() || lowered == "0" || lowered == "1" || lowered == "y" || lowered == "n";
+}
+
 // A job_* cell that holds something other than what its column holds (measured.md's
 // definitions): the row is not read, rather than read with the column's default as if the cell
 // were empty. Returns the message naming the cell, or "".
@@ -720,8 +726,7 @@ std::string malformed_job_cell(const Cells& get) {
     }
   }
   for (const char* name : {"job_oom", "job_optimizer_in_backward"}) {
-    const std::string value = to_lower(get(name));
-    if (!value.empty() && value != "0" && value != "1" && value != "y" && value != "n") {
+    if (!reads_as_yes_or_no(to_lower(get(name)))) {
       return fmt::format("{} '{}' is not 0 or 1", name, get(name));
     }
   }
@@ -788,10 +793,7 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.measured_gib = number_cell(cell["job_measured_gib"]);
   rederive_vllm_weights_unit(cell, row);
   row.oom = cell["job_oom"] == "1" || to_lower(cell["job_oom"]) == "y";
-  {
-    const std::string oom = to_lower(cell["job_oom"]);
-    row.oom_known = oom.empty() || oom == "0" || oom == "1" || oom == "y" || oom == "n";
-  }
+  row.oom_known = reads_as_yes_or_no(to_lower(cell["job_oom"]));
   row.kv_cache_gib = number_cell(cell["kv_cache_mem_gib"]);
   row.kv_tokens = count_cell(cell["kv_cache_tokens"]);
   row.gpu_memory_utilization = number_cell(cell["gpu_mem_util"]).value_or(0.9);

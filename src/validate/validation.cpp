@@ -253,19 +253,20 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
       memory.cuda_graph_bytes = 0;
     }
     const JobEstimator estimator(model, params, memory);
-    // The verdict's peak counts what the caching allocator holds; a measured
+    // The verdict's peak is the held one (what the caching allocator holds); a measured
     // max_memory_allocated is compared with the allocated peak (Job::allocated_peak).
-    const std::int64_t peak = estimator.estimate(job).breakdown.total();
+    const MemoryBreakdown held = estimator.estimate(job).breakdown;
+    const std::int64_t peak = held.total();
     Job compared = job;
     compared.allocated_peak = row.counter == MemoryCounter::allocated && row.measured_gib;
-    result.breakdown = estimator.estimate(compared).breakdown;
+    result.breakdown = compared.allocated_peak ? estimator.estimate(compared).breakdown : held;
     const std::int64_t compared_peak = result.breakdown->total();
     result.read_as = describe_job(compared);
     if (row.counter == MemoryCounter::reserved) result.read_as += "; vs reserved";
     if (row.counter == MemoryCounter::process) result.read_as += "; vs whole process";
-    // What the row's counter sees of trace's allocated peak: the caching allocator's reserve
-    // for max_memory_reserved (the headroom the verdict keeps for it: allocated / (1 - h)),
-    // and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
+    // What the row's counter sees: the allocated peak for max_memory_allocated; the held peak
+    // with the caching allocator's reserve for max_memory_reserved (the headroom the verdict
+    // keeps for it), and also the CUDA context for a whole-process counter (nvidia-smi, NVML).
     const double reserve = a.reserved_over_allocated;
     const std::int64_t counted =
         row.counter == MemoryCounter::allocated
