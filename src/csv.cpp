@@ -49,12 +49,6 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text) {
   return records;
 }
 
-std::string trimmed_cell(std::string_view cell) {
-  const std::size_t first = cell.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return std::string(cell.substr(first, cell.find_last_not_of(" \t") - first + 1));
-}
-
 std::optional<double> number_cell(const std::string& cell) {
   if (cell.empty()) return std::nullopt;
   try {

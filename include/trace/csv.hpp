@@ -13,8 +13,6 @@ namespace trace {
 /// ends inside a quoted field.
 std::vector<std::vector<std::string>> parse_csv(std::string_view text);
 
-/// The cell without the spaces and tabs around it.
-std::string trimmed_cell(std::string_view cell);
 /// A cell that is one finite number and nothing else ("12.5", "1e9"); nullopt otherwise.
 std::optional<double> number_cell(const std::string& cell);
 /// A cell that is a whole number in 0..10^15; nullopt otherwise.

@@ -7,6 +7,8 @@
 namespace trace {
 
 std::string to_lower(std::string_view text);
+/// The text without the spaces and tabs around it.
+std::string_view trimmed(std::string_view text);
 /// Levenshtein distance.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The candidate closest to `word` if it is plausibly a typo of it, else "".

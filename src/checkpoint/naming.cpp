@@ -306,6 +306,37 @@ std::vector<Rename> qwen_tower_renames(std::string_view fc1, std::string_view fc
   return renames;
 }
 
+// The CLIP and SigLIP towers' spellings (encoder.layers.N under `scope`): self_attn.out_proj,
+// mlp.fc1 / fc2, and post_layernorm beside the encoder, not inside it.
+std::vector<Rename> clip_tower_renames(std::string_view scope) {
+  return {{scope, ".encoder.post_layernorm", ".post_layernorm"},
+          {scope, ".self_attn.o_proj.", ".self_attn.out_proj."},
+          {scope, ".mlp.up_proj.", ".mlp.fc1."},
+          {scope, ".mlp.down_proj.", ".mlp.fc2."}};
+}
+
+// LlavaForConditionalGeneration (and LLaVA-NeXT, LLaVA-NeXT-Video, LLaVA-OneVision) as the
+// llava-hf uploads store it (transformers' convert_llava*_weights_to_hf.py, 4.36 to 4.51;
+// OneVision's tower SigLIP: no class_embedding or pre_layrnorm, a biased patch Conv2d, the
+// pooling head only where vision_use_head says so): the text model under
+// language_model.model.* with language_model.lm_head, the CLIP tower under
+// vision_tower.vision_model.{embeddings.{patch_embedding, class_embedding,
+// position_embedding}, pre_layrnorm, encoder.layers.N (self_attn.q/k/v/out_proj, layer_norm1 /
+// 2, mlp.fc1 / fc2, all biased), post_layernorm}, multi_modal_projector.linear_1 / linear_2 and
+// (NeXT) a bare image_newline. modeling_llava(_next).py, modeling_clip.py; llava-1.5-7b-hf's
+// 686 tensors (docs/checkpoint.md). Saves by transformers >= 4.52 (model.language_model.*):
+// totals only. Another tower (pixtral-12b's Pixtral one) keeps its own names: not spelled.
+Naming llava_naming() {
+  std::vector<Rename> renames = clip_tower_renames("vision_tower.");
+  renames.insert(renames.begin(), {"", "lm_head.", "language_model.lm_head."});
+  return {.label = "LLaVA (language_model.model.*, vision_tower.vision_model.*)",
+          .root = "language_model.model.",
+          .renames = std::move(renames),
+          .vision_root = "",
+          .vision_layers = "layers",
+          .vision_stack = "vision_tower.vision_model.encoder"};
+}
+
 }  // namespace
 
 Naming naming_for(const std::string& type) {
@@ -461,45 +492,25 @@ Naming naming_for(const std::string& type) {
   // multi_modal_projector.{mm_input_projection_weight [vision d, text d], mm_soft_emb_norm}.
   // Fine-tunes saved by transformers >= 4.52 may use model.language_model.* instead: totals only.
   if (type == "gemma3") {
+    std::vector<Rename> renames = clip_tower_renames("vision_tower.");
+    renames.insert(renames.begin(),
+                   {"vision_tower.", "vision_tower.", "vision_tower.vision_model."});
     return {.label = "Gemma 3 (language_model.model.*, vision_tower.vision_model.*)",
             .root = "language_model.model.",
-            .renames = {{"vision_tower.", "vision_tower.", "vision_tower.vision_model."},
-                        {"vision_tower.", ".self_attn.o_proj.", ".self_attn.out_proj."},
-                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
-                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .renames = std::move(renames),
             .vision_root = "",
             .vision_layers = "encoder.layers"};
   }
-  // LlavaForConditionalGeneration (and LLaVA-NeXT, LLaVA-NeXT-Video, LLaVA-OneVision) as the
-  // llava-hf uploads store it (transformers' convert_llava*_weights_to_hf.py, 4.36 to 4.51;
-  // OneVision's tower SigLIP: no class_embedding or pre_layrnorm, a biased patch Conv2d, the
-  // pooling head only where vision_use_head says so): the text model under
-  // language_model.model.* with language_model.lm_head, the CLIP tower under
-  // vision_tower.vision_model.{embeddings.{patch_embedding, class_embedding,
-  // position_embedding}, pre_layrnorm, encoder.layers.N (self_attn.q/k/v/out_proj, layer_norm1 /
-  // 2, mlp.fc1 / fc2, all biased), post_layernorm}, multi_modal_projector.linear_1 / linear_2 and
-  // (NeXT) a bare image_newline. modeling_llava(_next).py, modeling_clip.py; llava-1.5-7b-hf's
-  // 686 tensors (docs/checkpoint.md). Saves by transformers >= 4.52 (model.language_model.*):
-  // totals only. Another tower (pixtral-12b's Pixtral one) keeps its own names: not spelled.
   if (type == "llava" || type == "llava_next" || type == "llava_next_video" ||
       type == "llava_onevision") {
-    return {.label = "LLaVA (language_model.model.*, vision_tower.vision_model.*)",
-            .root = "language_model.model.",
-            .renames = {{"", "lm_head.", "language_model.lm_head."},
-                        {"vision_tower.", ".encoder.post_layernorm", ".post_layernorm"},
-                        {"vision_tower.", ".self_attn.o_proj.", ".self_attn.out_proj."},
-                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
-                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."}},
-            .vision_root = "",
-            .vision_layers = "layers",
-            .vision_stack = "vision_tower.vision_model.encoder"};
+    return llava_naming();
   }
   // PaliGemmaForConditionalGeneration as Google's uploads store it (transformers 4.41 to 4.47):
   // the Gemma / Gemma 2 text model under language_model.model.* (the head tied: no lm_head), the
   // SigLIP tower under vision_tower.vision_model.* as LLaVA-OneVision's, and one biased
   // multi_modal_projector.linear. modeling_paligemma.py; SOURCES-paligemma-idefics3.md.
   if (type == "paligemma") {
-    Naming naming = naming_for("llava");
+    Naming naming = llava_naming();
     naming.label = "PaliGemma (language_model.model.*, vision_tower.vision_model.*)";
     return naming;
   }
@@ -511,10 +522,7 @@ Naming naming_for(const std::string& type) {
   if (type == "idefics3" || type == "smolvlm") {
     return {.label = "Idefics3 (model.text_model.*, model.vision_model.*, model.connector)",
             .root = "model.text_model.",
-            .renames = {{"vision_model.", ".encoder.post_layernorm", ".post_layernorm"},
-                        {"vision_model.", ".self_attn.o_proj.", ".self_attn.out_proj."},
-                        {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
-                        {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .renames = clip_tower_renames("vision_model."),
             .vision_root = "",
             .vision_layers = "layers",
             .vision_stack = "model.vision_model.encoder"};

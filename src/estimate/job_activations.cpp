@@ -231,7 +231,9 @@ void JobPass::activations_and_logits() {
   const std::int64_t embedding_mask =
       model.hidden_dropout > 0 ? model.hidden_size * a.dropout_mask_bytes : 0;
   // Under checkpointing: the layer backward recomputes in full (its saved values, masks and
-  // scores), alive only in backward.
+  // scores, LoRA dropout's copies), alive only in backward.
+  const bool checkpointed =
+      job.checkpointing == Checkpointing::full || job.checkpointing == Checkpointing::offload;
   std::int64_t recomputed = 0;
   switch (job.checkpointing) {
     case Checkpointing::none:
@@ -269,12 +271,10 @@ void JobPass::activations_and_logits() {
               .first;
     }
     const std::int64_t values =
-        job.checkpointing == Checkpointing::none || job.checkpointing == Checkpointing::selective
-            ? found->second.all_layers
-            : found->second.widest_layer;
+        checkpointed ? found->second.widest_layer : found->second.all_layers;
     const std::int64_t mask = job.lora_dropout > 0 ? a.dropout_mask_bytes : 0;
     const std::int64_t dropout = checked_product({values, tokens, act + mask}, "the LoRA dropout");
-    if (recomputed > 0) {
+    if (checkpointed) {
       recomputed = checked_add(recomputed, dropout);
     } else {
       b.activations = checked_add(b.activations, dropout);

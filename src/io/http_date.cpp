@@ -5,6 +5,8 @@
 
 #include <array>
 
+#include "trace/text_match.hpp"
+
 namespace trace::http {
 
 namespace {
@@ -66,12 +68,6 @@ std::optional<std::int64_t> delay_seconds(std::string_view text) {
     value = value * 10 + (c - '0');
   }
   return value;
-}
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
 }
 
 }  // namespace

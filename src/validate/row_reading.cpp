@@ -420,7 +420,8 @@ struct Cells {
 };
 
 // The job_* cells (and the optimizer cell's offload and paging words) into row.job; returns a
-// message naming the cell it could not read. `sharding`: job_sharding as read, "_offload" off.
+// message naming the cell it could not read. A count cell holds a whole number >= 1 or nothing
+// (malformed_job_cell has refused the rest). `sharding`: job_sharding as read, "_offload" off.
 std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& sharding) {
   Job& job = row.job;
   const std::string task = row.task;
@@ -433,7 +434,7 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
                        "activation_only",
                        task);
   }
-  if (const auto seq = count_cell(get("job_seq_len")); seq && *seq > 0) {
+  if (const auto seq = count_cell(get("job_seq_len"))) {
     job.seq_len = *seq;
     job.context = *seq;
   } else if (task != "kv_capacity" && task != "activation_only") {
@@ -448,7 +449,6 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
     job.seq_len = job.context = stated && *stated > 0 ? *stated : 0;
   }
   job.batch = count_cell(get("job_batch")).value_or(1);
-  if (job.batch < 1) job.batch = 1;
   job.concurrency = job.batch;
   // An empty job_gpus means one GPU only where the job is not sharded: a sharded job's card
   // count decides its per-GPU peak, so it is not guessed.
@@ -458,7 +458,6 @@ std::string read_job_cells(const Cells& get, MeasuredRow& row, std::string& shar
   row.gpus_unknown = !gpus && !sharding_cell.empty() && sharding_cell != "single";
   job.tp = count_cell(get("job_tp")).value_or(1);
   job.pp = count_cell(get("job_pp")).value_or(1);
-  if (job.gpus < 1 || job.tp < 1 || job.pp < 1) return "job_gpus / job_tp / job_pp must be >= 1";
   sharding = to_lower(get("job_sharding"));
   if (sharding.ends_with("_offload")) {
     job.cpu_offload = true;

@@ -105,7 +105,8 @@ std::vector<MeasuredRow> parse_measured_csv(std::string_view text) {
     std::map<std::string, std::string> cell;
     for (std::size_t c = 0; c < header.size() && c < records[r].size(); ++c) {
       // job_* cells are values, read without the spaces a hand-edited CSV may leave around them
-      cell[header[c]] = header[c].starts_with("job_") ? trimmed_cell(records[r][c]) : records[r][c];
+      cell[header[c]] =
+          header[c].starts_with("job_") ? std::string(trimmed(records[r][c])) : records[r][c];
     }
     rows.push_back(read_measured_row(cell));
   }
