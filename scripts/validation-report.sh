@@ -164,8 +164,9 @@ How to read it:
   with the cell named, rather than read with the column's default as if it were empty; a row
   whose `job_oom` says neither counts among neither the did-not-fit nor the fit rows (`"oom":
   null` in `--json`, "?" in the table). An empty
-  `job_usable_gib` takes the card's nominal `card_mem_gb` (as 10⁹ bytes); a row with neither is
-  estimated and scored against its measure, its verdict "fits".
+  `job_usable_gib` takes the usable memory of the card `job_gpu` names in trace's GPU table
+  (`docs/gpus.md`), else the card's nominal `card_mem_gb` (as 10⁹ bytes); a row with none of them
+  is estimated and scored against its measure, its verdict "fits".
 - Configs: a row's `config_file` (also spelled with `--` for `__` and with `.reconstructed`),
   then `<org>--<name>` / `<org>__<name>` for its repo id, in the shared `hf-configs/` and then
   trace's own fixtures in `tests/data/configs/`; then the bundled catalog; then a re-upload's

@@ -2,11 +2,12 @@
 // say beyond them, read the same way for every row (docs/validation.md, "How to read it").
 #include "row_reading.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <compare>
 #include <cstdint>
-#include <fmt/format.h>
 #include <optional>
 #include <regex>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "trace/csv.hpp"
 #include "trace/error.hpp"
 #include "trace/estimate/job.hpp"
+#include "trace/hardware/gpu_catalog.hpp"
 #include "trace/text_match.hpp"
 
 namespace trace {
@@ -785,6 +787,12 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
   row.config_file = cell["config_file"];
   row.usable_gib = number_cell(cell["job_usable_gib"]).value_or(0);
   row.boundary = to_lower(cell["unit_basis"]) == "nominal_card_gb";
+  if (row.usable_gib <= 0 && !cell["job_gpu"].empty()) {
+    // The card the row names, as trace's GPU table has it (what a process can allocate there).
+    if (const GpuSpec* gpu = find_gpu(builtin_gpu_catalog(), cell["job_gpu"])) {
+      row.usable_gib = static_cast<double>(gpu->memory_bytes_usable) / k_gib_f;
+    }
+  }
   if (row.usable_gib <= 0) {
     // "VRAM tier" rows: the nominal size in GB, as bytes.
     row.usable_gib = number_cell(cell["card_mem_gb"]).value_or(0) * 1e9 / k_gib_f;

@@ -615,6 +615,29 @@ TEST_CASE("a job cell that is not its column's value leaves the row unplanned, n
         std::string::npos);
 }
 
+TEST_CASE("an empty job_usable_gib reads the card job_gpu names, then card_mem_gb", "[validate]") {
+  // measured.md: job_usable_gib is what a process can allocate on the card; where it is empty, the
+  // GPU table's usable memory for job_gpu (docs/gpus.md: l4 22.16 GiB, the l40 44.0 GiB as the
+  // L40S), and only a card the table does not know falls back to the nominal card_mem_gb (in GB).
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,job_gpu,"
+      "card_mem_gb\n";
+  const auto row = [](const std::string& id, const std::string& usable, const std::string& gpu) {
+    return id + ",org/tiny,tiny.json,full,128,2,1,single,n/a,mixed_fp32master,adamw," + usable +
+           ",,0," + gpu + ",24\n";
+  };
+  const std::vector<trace::MeasuredRow> rows = trace::parse_measured_csv(
+      header + row("1", "", "l4") + row("2", "", "L40") + row("3", "", "rtx-3080-ti") +
+      row("4", "20.5", "l4") + row("5", "", ""));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].usable_gib == Approx(22.16).epsilon(1e-9));
+  CHECK(rows[1].usable_gib == Approx(44.0).epsilon(1e-9));
+  CHECK(rows[2].usable_gib == Approx(24e9 / k_gib).epsilon(1e-12));  // not in the table
+  CHECK(rows[3].usable_gib == 20.5);                                 // the row's own figure
+  CHECK(rows[4].usable_gib == Approx(24e9 / k_gib).epsilon(1e-12));
+}
+
 TEST_CASE("a row whose sharding the source does not say is not judged", "[validate]") {
   // measured.md's `unknown`: tensor or pipeline parallelism could split the activations, so no
   // strategy's peak is a floor; the row is listed as unplanned, with that reason.
