@@ -174,15 +174,17 @@ How to read it:
   without `-bnb-4bit` / `-unsloth-bnb-4bit`). A row whose model has no config or whose job
   cannot be read is listed with the reason.
 
-**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.70 --max-false-reject 0.045
---max-median-error 0.07 --max-p90-error 0.25`, which fails CI (exit 1, one line per missed
+**CI gate.** `.ci/run` runs `trace validate` with `--min-recall 0.68 --max-false-reject 0.04
+--max-median-error 0.06 --max-p90-error 0.25`, which fails CI (exit 1, one line per missed
 target) when a change makes the estimate worse. The median (≤ 10%), false-rejection (≤ 5%) and
 p90 (≤ 25%) targets are met and gated (the median and false-rejection gates at today's
-scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 70.5%
+scoreboard, tighter than the targets, as a ratchet); recall (≥ 95%) is gated at today's 68.9%
 and checked against 95%, printed but not gated until it is met. The recall gate was 72% until
 ZeRO-2's gradients followed DeepSpeed's stage-2 code (memory.md, "ZeRO-2's gradients"), which
 lets two ZeRO-2 did-not-fit reports through (below), then 68% until Qwen3.8-27B's config let
-row 1039 be planned. Any CSV with the same columns works, with the same flags.
+row 1039 be planned, then 70% until the step's fp32 partition left backward's phase, which
+reads row 1081 (Qwen2.5-3B under ZeRO-2 on 4 RTX 3090s) as fitting and row 1020 (Qwen2.5-14B
+under ZeRO-2 on 8 A800s, measured at the card's 80 GiB) as fitting at -1.3%. Any CSV with the same columns works, with the same flags.
 
 **What stands between this scoreboard and the open target, and the tail under the met one**
 (the lists under the scoreboard are computed; the causes are what the rows and their sources
@@ -210,10 +212,13 @@ say):
   0.2.7's AWQ Mixtral, whose fit twin (row 170) logged a KV pool 15.8 GiB per GPU smaller
   than trace's, a gap in that version's profile that the rows do not explain; 1079
   (Qwen1.5-7B, fp16, 512 tokens) and 1032 (LLaVA-1.5-7B, 2,048 tokens) are full fine-tunes under
-  ZeRO-2 on 8 A100-40GB that trace puts at 36.3 and 31.0 of 39.4 GiB: DeepSpeed's own estimate
-  (`4Ψ + 16Ψ/d`, the half-precision gradients whole) explained them, but its stage-2 code keeps
-  only a partition of the gradients, and the one measured ZeRO-2 run that fit (1020, 80 GiB)
-  is 82.5 GiB under that estimate before any activation.
+  ZeRO-2 on 8 A100-40GB that trace puts at 32.4 and 28.2 of 39.4 GiB, and 1081 (Qwen2.5-3B, 512
+  tokens, 4 RTX 3090s) at 20.1 of 23.6: DeepSpeed's own estimate (`4Ψ + 16Ψ/d`, the
+  half-precision gradients whole) explained the first two, and counting the step's fp32
+  partition beside the activations the third, but its stage-2 code keeps only a partition of
+  the gradients and makes the fp32 one after backward, and the one measured ZeRO-2 run that fit
+  (1020, 80 GiB) is 82.5 GiB under that estimate before any activation, and within 1.3% of
+  trace's two phases.
 - *p90* (met: 11 rows more than 25% off; it allows 12). Of the tail rows: 170, see 169;
   163 and 238 (Llama-3.2-11B-Vision) and 239 (Qwen2.5-VL-72B) are vLLM profiles dominated by
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in

@@ -525,10 +525,13 @@ void JobPass::shard_training_state() {
       b.gradients = checked_add(b.gradients, buckets);
     } else if (job.sharding == Sharding::zero1 || !unsharded_gradients) {
       // This rank's partition, in the half-precision dtype and (mixed precision) in fp32 at the
-      // step. Before the step the gradient norm (get_grad_norm_direct) reads each gradient of
-      // the partition as an fp64 copy, one at a time, when no activation is left: the largest
-      // parameter's, at most the partition. Offloaded, the partitions live on the host and the
-      // fp64 copies are made in backward (set_norm_for_param_grad_in_gpu).
+      // step. The step (step()) runs after backward, when no activation or logit is left: the
+      // gradient norm (get_grad_norm_direct) reads each gradient of the partition as an fp64
+      // copy, one at a time, the largest parameter's at most; then the partition is flattened
+      // (torch.cat, a second half-precision copy) and cast to fp32 beside it; then the
+      // half-precision gradients are freed and the optimizer runs on the fp32 partition.
+      // Offloaded, the partitions live on the host and the fp64 copies are made in backward
+      // (set_norm_for_param_grad_in_gpu).
       const std::int64_t partition_values = split(trainable, true);
       const std::int64_t partition_half =
           checked_mul(partition_values, half_bytes, "the gradients");
@@ -545,20 +548,22 @@ void JobPass::shard_training_state() {
         const std::int64_t whole =
             split(checked_mul(trainable, half_bytes, "the gradients"), false);
         const std::int64_t held = checked_add(whole, buckets);
-        b.gradients = job.cpu_offload ? checked_add(held, norm_copy)
-                                      : std::max(checked_add(held, fp32_partition),
-                                                 checked_add(partition_half, norm_copy));
+        b.gradients = job.cpu_offload ? checked_add(held, norm_copy) : held;
       } else {
         // ZeRO-2: a hook copies each gradient into the bucket as autograd makes it, the full
         // bucket is reduced, and only the partition (grads_in_partition) is kept. In flight
         // beside it: the bucket and the gradient just made, the largest parameter's at most.
         const std::int64_t in_flight =
             checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
-        b.gradients =
-            job.cpu_offload
-                ? checked_add(in_flight, norm_copy)
-                : checked_add(partition_half,
-                              std::max(checked_add(fp32_partition, in_flight), norm_copy));
+        b.gradients = job.cpu_offload ? checked_add(in_flight, norm_copy)
+                                      : checked_add(partition_half, in_flight);
+      }
+      if (!job.cpu_offload) {
+        // The step's phase (job_activations.cpp weighs it against backward's).
+        zero_step_gradients =
+            std::max(checked_add(partition_half, norm_copy),
+                     checked_add(checked_mul(partition_half, 2, "the gradients"), fp32_partition));
+        zero_step_fp32 = fp32_partition;
       }
     }
   }

@@ -459,22 +459,22 @@ TEST_CASE("option --strategy fsdp keeps FSDP's root unit gathered / zero3 does n
 TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient buckets",
           "[cli][json]") {
   // Llama-3.1-8B's full fine-tune on 8 GPUs under ZeRO-2: 8,030,261,248 trained weights, an
-  // eighth of them 1,003,782,656. The bf16 partition, 2,007,565,312 bytes, beside the fp32
-  // partition (4,015,130,624) with what backward has in flight: DeepSpeed's 5e8-value bucket
-  // (1,000,000,000 bytes) and the largest gradient, the head's 128,256 x 4,096 = 525,336,576
-  // values (1,050,673,152 bytes): 6,065,803,776, more than the step's fp64 norm copy of the head
-  // (4,202,692,608). 2,007,565,312 + 6,065,803,776 = 8,073,369,088.
+  // eighth of them 1,003,782,656. The bf16 partition, 2,007,565,312 bytes, beside what backward
+  // has in flight: DeepSpeed's 5e8-value bucket (1,000,000,000 bytes) and the largest gradient,
+  // the head's 128,256 x 4,096 = 525,336,576 values (1,050,673,152 bytes): 4,058,238,464. The
+  // step's fp32 partition (4,015,130,624) comes after the activations and logits are freed: its
+  // phase (at most 2 x 2,007,565,312 + 4,015,130,624 = 8,030,261,248) is below backward's.
   std::vector<std::string> args = {k_llama,  "--json", "--mode",     "full",
                                    "--gpus", "8",      "--strategy", "zero2"};
-  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 8'073'369'088LL);
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 4'058'238'464LL);
   // ms-swift's zero2.json: 2e8-value buckets, two with overlap_comm (800,000,000 bytes)
   args.insert(args.end(), {"--reduce-bucket-size", "200000000", "--overlap-comm"});
-  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 7'873'369'088LL);
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 3'858'238'464LL);
   // as DeepSpeed's JSON writes it, and as a decimal multiple
   for (const char* spelled : {"2e8", "2E8", "0.2e9", "200M"}) {
     std::vector<std::string> same = args;
     same[same.size() - 2] = spelled;
-    CHECK(run_json(same)["estimate"]["breakdown"]["gradients"] == 7'873'369'088LL);
+    CHECK(run_json(same)["estimate"]["breakdown"]["gradients"] == 3'858'238'464LL);
   }
   for (const char* bad : {"2e", "e8", "2.5e-1", "1.5e0", "2e8x", "1e99"}) {
     std::vector<std::string> refused_spelling = args;
@@ -493,13 +493,13 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
   CHECK(refused.err.find("--overlap-comm needs --strategy zero2") != std::string::npos);
   // ZeRO-1 (DeepSpeed) keeps the bf16 gradients whole, 16,060,522,496 bytes, until the bucket
-  // (2e8 values here, 400,000,000 bytes) reduces them, and the step's fp32 partition
-  // (4,015,130,624): 20,475,653,120. Megatron's distributed optimizer keeps fp32 main
-  // gradients whole: 32,121,044,992.
+  // (2e8 values here, 400,000,000 bytes) reduces them: 16,460,522,496 (the step's fp32
+  // partition comes after them). Megatron's distributed optimizer keeps fp32 main gradients
+  // whole: 32,121,044,992.
   const nlohmann::json zero1 =
       run_json({k_llama, "--json", "--mode", "full", "--gpus", "8", "--strategy", "zero1",
                 "--reduce-bucket-size", "200000000"});
-  CHECK(zero1["estimate"]["breakdown"]["gradients"] == 20'475'653'120LL);
+  CHECK(zero1["estimate"]["breakdown"]["gradients"] == 16'460'522'496LL);
   const nlohmann::json megatron =
       run_json({k_llama, "--json", "--mode", "full", "--gpus", "8", "--strategy", "megatron"});
   CHECK(megatron["estimate"]["breakdown"]["gradients"] == 32'121'044'992LL);

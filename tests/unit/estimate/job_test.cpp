@@ -356,38 +356,49 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   // it shards the fp32 master copy with the moments; the bf16 copy stays whole
   CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
   // DeepSpeed ZeRO-1 likewise, but its gradients are the bf16 model's, whole until the
-  // epilogue reduces them through the bucket (here 10,000 values, 20,000 bytes), then the
-  // step's fp32 partition (202,048 / 4 x 4): 404,096 + 20,000 + 202,048 = 626,144, more than
-  // the step's bf16 partition (101,024) with the fp64 norm copy (min(64,000, 50,512) x 8)
+  // epilogue reduces them through the bucket (here 10,000 values, 20,000 bytes): 404,096 +
+  // 20,000 = 424,096 beside the activations and logits. Its step comes after them: the bf16
+  // partition (202,048 / 4 = 50,512 values, 101,024 bytes) with the fp64 norm copy of its
+  // largest gradient (min(64,000, 50,512) x 8 = 404,096), 505,120, or the partition flattened
+  // (a second 101,024) and cast to fp32 (202,048), 404,096: 505,120, less than the forward's
+  // activations (1,048,576) and logits (3,072,000) with the backward's gradients.
   job.sharding = trace::Sharding::zero1;
   job.zero_reduce_bucket = 10'000;
   e = estimate(job);
-  CHECK(e.breakdown.gradients == 626'144);
+  CHECK(e.breakdown.gradients == 424'096);
   CHECK(e.breakdown.optimizer == k_params * 8 / 4);
   CHECK(e.breakdown.weights == k_params * 2 + k_params * 4 / 4);
   job.zero_reduce_bucket = 500'000'000;
   job.sharding = trace::Sharding::zero2;
-  // DeepSpeed ZeRO-2 keeps this rank's partition of the bf16 gradients: 202,048 / 4 = 50,512
-  // values, 101,024 bytes. Beside it, the larger of (a) the fp32 partition (202,048 bytes) with
-  // what backward has in flight: the reduce bucket (here 10,000 values, 20,000 bytes) and the
-  // largest gradient autograd makes, the head's (64,000 values, 128,000 bytes): 350,048; and
-  // (b) the step's fp64 copy for the gradient norm of the largest gradient in the partition,
-  // min(64,000, 50,512) x 8 = 404,096. 101,024 + 404,096 = 505,120.
+  // DeepSpeed ZeRO-2 keeps this rank's partition of the bf16 gradients, 101,024 bytes, and
+  // beside it in backward the reduce bucket (here 10,000 values, 20,000 bytes) and the largest
+  // gradient autograd makes, the head's (64,000 values, 128,000 bytes): 249,024. The step's
+  // 505,120 (as under ZeRO-1) comes when the activations and logits are gone and is less than
+  // they and backward's gradients hold.
   job.zero_reduce_bucket = 10'000;
-  CHECK(estimate(job).breakdown.gradients == 505'120);
+  CHECK(estimate(job).breakdown.gradients == 249'024);
   // the weights and states as under ZeRO-1
   CHECK(estimate(job).breakdown.weights == k_params * 2 + k_params * 4 / 4);
   CHECK(estimate(job).breakdown.optimizer == k_params * 8 / 4);
-  // a 100,000-value bucket, two of them with overlap_comm: 202,048 + 400,000 + 128,000 =
-  // 730,048 > 404,096, so 101,024 + 730,048 = 831,072
+  // one token: the forward holds 2,048 x 2 bytes of activations and 1,000 x 12 of logits,
+  // 16,096, and the step's 505,120 is the peak: the gradients count 505,120 - 16,096
+  {
+    trace::Job one_token = job;
+    one_token.seq_len = 1;
+    one_token.batch = 1;
+    const trace::JobEstimate step = estimate(one_token);
+    CHECK(step.breakdown.activations + step.breakdown.logits == 4'096 + 12'000);
+    CHECK(step.breakdown.gradients == 505'120 - 16'096);
+  }
+  // a 100,000-value bucket, two of them with overlap_comm: 101,024 + 400,000 + 128,000
   job.zero_reduce_bucket = 100'000;
   job.zero_overlap_comm = true;
-  CHECK(estimate(job).breakdown.gradients == 831'072);
+  CHECK(estimate(job).breakdown.gradients == 629'024);
   // DeepSpeed's default bucket, 5e8 values (1e9 bytes, allocated whole whatever the model):
-  // 101,024 + 202,048 + 1,000,000,000 + 128,000
+  // 101,024 + 1,000,000,000 + 128,000
   job.zero_reduce_bucket = 500'000'000;
   job.zero_overlap_comm = false;
-  CHECK(estimate(job).breakdown.gradients == 1'000'431'072);
+  CHECK(estimate(job).breakdown.gradients == 1'000'229'024);
   // offloaded, the partitions live on the host: the bucket and the largest gradient in
   // flight, and the fp64 norm copy made in backward: 20,000 + 128,000 + 404,096
   job.zero_reduce_bucket = 10'000;
