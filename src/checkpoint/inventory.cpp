@@ -357,7 +357,9 @@ private:
     // The tensor's dtype must be static storage; the description's string is not.
     const SafetensorsDtype* dtype = find_safetensors_dtype(extra.dtype);
     const std::string_view stored = dtype != nullptr ? dtype->name : base_.name;
-    if (extra.count == 1 && ends_with(extra.name, ".position_ids")) {
+    if (extra.name.find(".*.") != std::string::npos) {
+      emit_layer_buffers(extra, stored);
+    } else if (extra.count == 1 && ends_with(extra.name, ".position_ids")) {
       add_buffer(extra.name, {1, extra.elements_each}, stored);  // arange(n).expand((1, -1))
     } else if (extra.count == 1 && ends_with(extra.name, "embeddings_project.weight")) {
       add_buffer(extra.name, {model_.hidden_size, model_.embedding_dim}, stored);
@@ -374,6 +376,37 @@ private:
       add_buffer(extra.name, {extra.elements_each}, stored);  // ALBERT's predictions.decoder.bias
     } else {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
+    }
+  }
+
+  // A per-layer StoredExtra ("transformer.h.*.attn.causal_mask"): one buffer in every layer of
+  // the main stack, or in each global-attention layer when it counts those (GPT-Neo's masks);
+  // a scalar (masked_bias, Apertus's xIELU beta / eps) or a square causal mask [1, 1, n, n].
+  void emit_layer_buffers(const StoredExtra& extra, std::string_view dtype) {
+    const Stack* main = main_stack();
+    std::vector<std::size_t> layers;
+    if (main != nullptr && extra.count == static_cast<std::int64_t>(main->blocks.size())) {
+      for (std::size_t i = 0; i < main->blocks.size(); ++i) layers.push_back(i);
+    } else if (main != nullptr) {
+      for (std::size_t i = 0; i < main->blocks.size(); ++i) {
+        if (main->blocks[i].attention.sliding_window == 0) layers.push_back(i);
+      }
+    }
+    std::int64_t side = 0;
+    while ((side + 1) * (side + 1) <= extra.elements_each) ++side;
+    if (static_cast<std::int64_t>(layers.size()) != extra.count ||
+        (extra.elements_each != 1 && side * side != extra.elements_each)) {
+      gap(fmt::format("stored tensor '{}' is not named", extra.name));
+      return;
+    }
+    const std::size_t star = extra.name.find(".*.");
+    const std::string head = extra.name.substr(0, star + 1);
+    const std::string tail = extra.name.substr(star + 2);
+    for (const std::size_t i : layers) {
+      add_buffer(fmt::format("{}{}{}", head, i, tail),
+                 extra.elements_each == 1 ? std::vector<std::int64_t>{}
+                                          : std::vector<std::int64_t>{1, 1, side, side},
+                 dtype);
     }
   }
 
@@ -442,6 +475,29 @@ private:
         return;
       case NormKind::rms_norm:
       case NormKind::layer_norm_no_bias: add(name + ".weight", {norm.dim}, base_.name, true); return;
+    }
+  }
+
+  // A QK-norm over all `heads` of a layer, spelled as the family stores it (Naming::
+  // qk_norm_layout): Cohere's [heads, head_dim] weight, StableLM's norms.{h} modules.
+  void qk_norm(const std::string& at, const Norm& n, std::int64_t heads, std::int64_t head_dim) {
+    const bool full_width = heads > 1 && head_dim > 0 && n.dim == heads * head_dim;
+    if (naming_.qk_norm_layout == QkNormLayout::flat || !full_width) {
+      norm(at, n, true);
+      return;
+    }
+    if (n.kind != NormKind::rms_norm && n.kind != NormKind::layer_norm_no_bias) {
+      gap("a biased per-head QK-norm is not named");
+      norm(at, n, true);
+      return;
+    }
+    const std::string name = full_name(at);
+    if (naming_.qk_norm_layout == QkNormLayout::head_matrix) {
+      add(name + ".weight", {heads, head_dim}, base_.name, true);
+      return;
+    }
+    for (std::int64_t h = 0; h < heads; ++h) {
+      add(fmt::format("{}.norms.{}.weight", name, h), {head_dim}, base_.name, true);
     }
   }
 
@@ -598,8 +654,12 @@ private:
     const layout::ModuleNames names = layout::module_names(prefix, block);
     for (const Norm& n : block.norms) norm(prefix + "." + n.name, n, true);
     const Attention& a = block.attention;
-    if (a.q_norm) norm(names.attention + "." + a.q_norm->name, *a.q_norm, true);
-    if (a.k_norm) norm(names.attention + "." + a.k_norm->name, *a.k_norm, true);
+    if (a.q_norm) {
+      qk_norm(names.attention + "." + a.q_norm->name, *a.q_norm, a.num_heads, a.head_dim);
+    }
+    if (a.k_norm) {
+      qk_norm(names.attention + "." + a.k_norm->name, *a.k_norm, a.num_kv_heads, a.head_dim);
+    }
     if (a.sinks) add(full_name(names.attention + ".sinks"), {a.num_heads}, base_.name, true);
     if (a.relative_attention_buckets > 0) gap("relative-position bias tables are not named");
     if (a.kind == AttentionKind::mla) {
@@ -681,6 +741,8 @@ private:
     } else if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
                ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
       add(name + ".weight", {extra.params}, base_.name, true);
+    } else if (extra.op == "xIELU" && naming_.known) {
+      add(name, {extra.params}, base_.name, true);  // Apertus's alpha_p / alpha_n, shape [1]
     } else if (ends_with(name, ".eh_proj") || name == "mtp.fc") {
       add(name + ".weight", {h, 2 * h}, base_.name, true);  // DeepSeek's eh_proj, Qwen3-Next's fc
     } else if (name == "mtp.pre_fc_norm_embedding" || name == "mtp.pre_fc_norm_hidden") {

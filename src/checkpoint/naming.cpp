@@ -46,6 +46,15 @@ Naming gpt2_naming() {
           .buffers = Buffers::gpt2_masks};
 }
 
+// BLOOM's block names, which Falcon kept: self_attention.{query_key_value, dense},
+// mlp.{dense_h_to_4h, dense_4h_to_h}.
+std::vector<Rename> bloom_block_renames() {
+  return {{"", ".self_attention.qkv_proj.", ".self_attention.query_key_value."},
+          {"", ".self_attention.o_proj.", ".self_attention.dense."},
+          {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
+          {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."}};
+}
+
 // modeling_falcon.py: transformer.word_embeddings, transformer.h.N.self_attention.
 // {query_key_value, dense}, mlp.{dense_h_to_4h, dense_4h_to_h}, transformer.ln_f; tiiuae's uploads
 // also store lm_head.weight although it is tied.
@@ -53,10 +62,7 @@ Naming falcon_naming() {
   return {.label = "Falcon (transformer.h.N, query_key_value, dense_h_to_4h)",
           .root = "transformer.",
           .embedding = "word_embeddings",
-          .renames = {{"", ".self_attention.qkv_proj.", ".self_attention.query_key_value."},
-                      {"", ".self_attention.o_proj.", ".self_attention.dense."},
-                      {"", ".mlp.up_proj.", ".mlp.dense_h_to_4h."},
-                      {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."}},
+          .renames = bloom_block_renames(),
           .layers = "h",
           .buffers = Buffers::tied_head_copy};
 }
@@ -74,6 +80,69 @@ Naming gpt_neox_naming() {
                       {"", ".mlp.down_proj.", ".mlp.dense_4h_to_h."},
                       {"", "lm_head.", "embed_out."}},
           .buffers = Buffers::neox_masks};
+}
+
+// modeling_bloom.py, as bigscience's uploads store it (saved from BloomModel: no "transformer."
+// prefix; bloom-560m's 293 tensors hold no head and no buffer, SOURCES-gpt-families.md;
+// onnxruntime/mobius#113): word_embeddings, word_embeddings_layernorm, h.N.{input_layernorm,
+// self_attention.query_key_value, self_attention.dense, post_attention_layernorm,
+// mlp.dense_h_to_4h, mlp.dense_4h_to_h}, ln_f; nn.Linear weights [out, in], all biased.
+Naming bloom_naming() {
+  return {.label = "BLOOM (word_embeddings, h.N, query_key_value, no wrapper prefix)",
+          .root = "",
+          .embedding = "word_embeddings",
+          .renames = bloom_block_renames(),
+          .layers = "h"};
+}
+
+// modeling_gpt_bigcode.py (base_model_prefix "transformer"): transformer.wte, wpe,
+// h.N.{ln_1, attn.c_attn (fused q, k, v; H + 2 head_dim rows under multi_query), attn.c_proj,
+// ln_2, mlp.c_fc, mlp.c_proj}, ln_f; nn.Linear, not GPT-2's Conv1D, so weights [out, in]; the
+// tied head not stored and the causal mask non-persistent (SOURCES-gpt-families.md).
+Naming gpt_bigcode_naming() {
+  return {.label = "GPT-BigCode (transformer.h.N, attn.c_attn, nn.Linear)",
+          .root = "transformer.",
+          .embedding = "wte",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.c_attn."},
+                      {"", ".attn.o_proj.", ".attn.c_proj."},
+                      {"", ".mlp.up_proj.", ".mlp.c_fc."},
+                      {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+          .layers = "h",
+          .positions = "wpe"};
+}
+
+// modeling_gptj.py / modeling_codegen.py: transformer.wte, h.N.{ln_1, attn.{q,k,v}_proj
+// (CodeGen: one fused attn.qkv_proj), attn.out_proj, mlp.fc_in, mlp.fc_out}, ln_f, an untied
+// lm_head with bias; the causal-mask buffers old .bin uploads hold (GPT-J's h.N.attn.bias,
+// CodeGen's h.N.attn.causal_mask and masked_bias) are the description's StoredExtras
+// (SOURCES-gpt-families.md, SOURCES-codegen.md).
+Naming gptj_naming(bool codegen) {
+  return {.label = codegen ? "CodeGen (transformer.h.N, attn.qkv_proj, mlp.fc_in)"
+                           : "GPT-J (transformer.h.N, attn.q_proj, mlp.fc_in)",
+          .root = "transformer.",
+          .embedding = "wte",
+          .renames = {{"", ".attn.o_proj.", ".attn.out_proj."},
+                      {"", ".mlp.up_proj.", ".mlp.fc_in."},
+                      {"", ".mlp.down_proj.", ".mlp.fc_out."}},
+          .layers = "h",
+          .buffers = Buffers::stored_extras};
+}
+
+// modeling_gpt_neo.py: transformer.wte, wpe, h.N.{ln_1, attn.attention.{q,k,v}_proj (no bias),
+// attn.attention.out_proj (biased), ln_2, mlp.c_fc, mlp.c_proj (nn.Linear)}, ln_f, the head tied;
+// the uint8 attn.attention.bias masks of the global layers and the masked_bias scalars that
+// EleutherAI's transformers-4.5 uploads hold are the description's StoredExtras
+// (SOURCES-gpt_neo.md).
+Naming gpt_neo_naming() {
+  return {.label = "GPT-Neo (transformer.h.N, attn.attention, mlp.c_fc)",
+          .root = "transformer.",
+          .embedding = "wte",
+          .renames = {{"", ".attention.o_proj.", ".attention.out_proj."},
+                      {"", ".mlp.up_proj.", ".mlp.c_fc."},
+                      {"", ".mlp.down_proj.", ".mlp.c_proj."}},
+          .layers = "h",
+          .positions = "wpe",
+          .buffers = Buffers::stored_extras};
 }
 
 // BertLayer's module names (RoBERTa and ELECTRA reuse the class), then where the family keeps
@@ -346,14 +415,99 @@ Naming naming_for(const std::string& type) {
   // hunyuan_v1_dense,ernie4_5}.py and DeepSeekMoE's remote modeling_deepseek.py (GLM's fused
   // gate_up_proj is Phi-3's; OLMo's LayerNorms store nothing; Hunyuan's QK-norms are
   // query_layernorm / key_layernorm in the description already).
-  for (
-      const char* plain :
-      {"llama",    "llama3",           "mistral",     "qwen2",   "qwen3",    "olmo2",   "qwen3_moe",
-       "gemma",    "gemma2",           "gemma3_text", "phi3",    "granite",  "smollm3", "olmo",
-       "olmo3",    "cohere2",          "glm",         "glm4",    "seed_oss", "arcee",   "exaone4",
-       "nemotron", "hunyuan_v1_dense", "ernie4_5",    "deepseek"}) {
+  // Also modular_helium.py, modular_ministral.py (Qwen2's modules without q/k/v bias) and
+  // modeling_olmoe.py (OlmoeSparseMoeBlock: mlp.gate, mlp.experts.E.{gate,up,down}_proj;
+  // q_norm / k_norm over all heads).
+  for (const char* plain : {"llama",
+                            "llama3",
+                            "mistral",
+                            "qwen2",
+                            "qwen3",
+                            "olmo2",
+                            "qwen3_moe",
+                            "gemma",
+                            "gemma2",
+                            "gemma3_text",
+                            "phi3",
+                            "granite",
+                            "smollm3",
+                            "olmo",
+                            "olmo3",
+                            "cohere2",
+                            "glm",
+                            "glm4",
+                            "seed_oss",
+                            "arcee",
+                            "exaone4",
+                            "nemotron",
+                            "hunyuan_v1_dense",
+                            "ernie4_5",
+                            "deepseek",
+                            "helium",
+                            "ministral",
+                            "olmoe"}) {
     if (type == plain) return plain_naming();
   }
+  if (type == "cohere") {
+    // modeling_cohere.py: Llama's module names, one input_layernorm (CohereLayerNorm, weight
+    // only) per layer, a tied head; with use_qk_norm, q_norm / k_norm are CohereLayerNorm((heads,
+    // head_dim)): one [heads, head_dim] weight each.
+    return {.label = "transformers Cohere (model.*, QK-norm [heads, head_dim])",
+            .qk_norm_layout = QkNormLayout::head_matrix};
+  }
+  if (type == "stablelm") {
+    // modeling_stablelm.py: Llama's module names with LayerNorms (weight and bias); with
+    // qk_layernorm, q_layernorm / k_layernorm are StableLmLayerNormPerHead, a ModuleList `norms`
+    // of one bias-free LayerNorm(head_dim) per head.
+    return {.label = "transformers StableLM (model.*, q_layernorm.norms.H)",
+            .qk_norm_layout = QkNormLayout::head_modules};
+  }
+  if (type == "apertus") {
+    // modular_apertus.py: Llama's attention with q_norm / k_norm, attention_layernorm and
+    // feedforward_layernorm, mlp.up_proj / down_proj; XIELUActivation (activations.py) holds
+    // mlp.act_fn.alpha_p / alpha_n ([1] parameters) and the persistent 0-dim buffers beta / eps
+    // the checkpoints store (SOURCES-apertus.md: public loaders' tensor lists).
+    return {.label = "transformers Apertus (model.*, mlp.act_fn xIELU)",
+            .buffers = Buffers::stored_extras};
+  }
+  if (type == "minicpm") {
+    // openbmb's remote modeling_minicpm.py: Llama's module names; MiniCPMMoE (num_experts > 0)
+    // keeps mlp.gate and names its experts' Linears w1 (gate), w3 (up), w2 (down), as vLLM's
+    // models/minicpm.py loads them (SOURCES-minicpm.md).
+    return {.label = "MiniCPM remote code (model.*, experts w1/w2/w3)",
+            .renames = {{".mlp.experts.", ".gate_proj.", ".w1."},
+                        {".mlp.experts.", ".up_proj.", ".w3."},
+                        {".mlp.experts.", ".down_proj.", ".w2."}}};
+  }
+  if (type == "internlm2") {
+    // InternLM2's remote modeling_internlm2.py: model.tok_embeddings, layers.N.attention.wqkv
+    // (q, k and v interleaved per kv group: (heads + 2 kv heads) x head_dim rows), attention.wo,
+    // feed_forward.w1 (gate) / w3 (up) / w2 (down), attention_norm, ffn_norm, model.norm and a
+    // top-level `output` head; internlm2_5-7b-chat's 227 BF16 tensors (SOURCES-internlm2.md).
+    return {.label = "InternLM2 remote code (model.tok_embeddings, attention.wqkv, feed_forward)",
+            .embedding = "tok_embeddings",
+            .renames = {{"", ".attention.qkv_proj.", ".attention.wqkv."},
+                        {"", ".attention.o_proj.", ".attention.wo."},
+                        {"", ".mlp.gate_proj.", ".feed_forward.w1."},
+                        {"", ".mlp.up_proj.", ".feed_forward.w3."},
+                        {"", ".mlp.down_proj.", ".feed_forward.w2."},
+                        {"", "lm_head.", "output."}}};
+  }
+  if (type == "minimax_m2") {
+    // MiniMax-M2's remote modeling_minimax_m2.py (transformers' modular_minimax_m2.py builds the
+    // same): Mixtral's block_sparse_moe.{gate, experts.E.w1/w3/w2} plus the router's
+    // e_score_correction_bias on the block itself, not under gate (GPTQModel's module tree of
+    // the checkpoint: block_sparse_moe.{gate, e_score_correction_bias, experts.#.{w1,w3,w2}}).
+    Naming naming = mixtral_naming();
+    naming.label = "MiniMax-M2 (model.*, block_sparse_moe, w1/w2/w3)";
+    naming.renames.insert(naming.renames.begin(), {"", ".mlp.gate.e_score_correction_bias",
+                                                   ".block_sparse_moe.e_score_correction_bias"});
+    return naming;
+  }
+  if (type == "bloom") return bloom_naming();
+  if (type == "gpt_bigcode") return gpt_bigcode_naming();
+  if (type == "gptj" || type == "codegen") return gptj_naming(type == "codegen");
+  if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
   if (type == "phimoe") {
     // modeling_phimoe.py as the Phi-3.5-MoE upload stores it: Mixtral's block_sparse_moe names.
@@ -400,9 +554,15 @@ Naming naming_for(const std::string& type) {
     return {.label = "transformers Qwen2-MoE (model.*, shared_expert)",
             .renames = {{"", ".mlp.shared_experts.", ".mlp.shared_expert."}}};
   }
-  for (const char* deepseek : {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32"}) {
+  // glm4_moe (modeling_glm4_moe.py; GLM-4.5 / GLM-4.5-Air): DeepSeek-V3's layout, the MTP layer
+  // stored as model.layers.{num_hidden_layers} with enorm, hnorm, eh_proj, shared_head and its
+  // own embed_tokens (SOURCES-moe-families.md, the Hub totals to the parameter).
+  for (const char* deepseek :
+       {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm4_moe"}) {
     if (type == deepseek) {
-      return {.label = "DeepSeek (model.*, MTP as model.layers.N+i)", .mtp_after_layers = true};
+      return {.label = type == "glm4_moe" ? "GLM-4.5 MoE (model.*, MTP as model.layers.N+i)"
+                                          : "DeepSeek (model.*, MTP as model.layers.N+i)",
+              .mtp_after_layers = true};
     }
   }
   if (type == "qwen3_next") {

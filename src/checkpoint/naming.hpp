@@ -22,14 +22,21 @@ struct Rename {
 // rotary inv_freq, a second copy of a tied embedding): listed so their names are known, never
 // reported missing. Shapes per family below.
 // stored_extras: the description's own StoredExtra entries (RoBERTa's position_ids, ELECTRA's
-// unused embeddings_project, BART's final_logits_bias), shaped here; seq2seq adds the copies of
-// a tied model.shared that older encoder-decoder uploads keep.
+// unused embeddings_project, BART's final_logits_bias; per-layer ones named with ".*." such as
+// CodeGen's h.*.attn.causal_mask or Apertus's xIELU constants), shaped here; seq2seq adds the
+// copies of a tied model.shared that older encoder-decoder uploads keep.
 enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy, stored_extras, seq2seq };
 
 // How a family stores routed experts: one tensor per expert and projection (none), or one
 // tensor per projection holding them all, gate and up fused in gate_up_proj, as gpt-oss does
 // ([E, in, out]) or as Qwen3.5-MoE does ([E, out, in], nn.Linear's order).
 enum class StackedExperts { none, in_out, out_in };
+
+// How a family stores a full-width QK-norm (one weight per head): as one vector (flat), as a
+// [heads, head_dim] matrix (Cohere's CohereLayerNorm((heads, head_dim))), or as one bias-free
+// LayerNorm per head (StableLM's StableLmLayerNormPerHead: q_layernorm.norms.{h}.weight
+// [head_dim]). A per-head norm (dim head_dim) is stored flat whatever the family.
+enum class QkNormLayout { flat, head_matrix, head_modules };
 
 struct Naming {
   std::string_view label{};
@@ -45,6 +52,7 @@ struct Naming {
   bool conv1d = false;      // GPT-2 Conv1D: weights stored [in, out], transposed from nn.Linear
   bool gamma_beta = false;  // TF-converted BERT: LayerNorm weight/bias spelled gamma/beta
   StackedExperts stacked_experts = StackedExperts::none;
+  QkNormLayout qk_norm_layout = QkNormLayout::flat;
   // Qwen3.5-MoE: the MTP layer's experts are stored one tensor per expert and projection, while
   // the main layers' are stacked.
   bool mtp_experts_per_expert = false;

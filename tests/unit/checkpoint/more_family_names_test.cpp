@@ -1,0 +1,255 @@
+// Per family, as checkpoint_names_test.cpp: a few tensor names and shapes the published
+// checkpoints hold, written by hand from the source named in each test (transformers' modeling
+// code, the family's remote code, tests/data/configs/SOURCES-*.md) and the fixture's
+// hyperparameters; the inventory must list them.
+#include <string>
+
+#include "catch.hpp"
+#include "inventory_lookup.hpp"
+#include "test_data.hpp"
+#include "trace/checkpoint/inventory.hpp"
+#include "trace/model/model_config.hpp"
+
+namespace {
+
+using trace::checkpoint::Inventory;
+using trace::test::check_absent;
+using trace::test::check_tensor;
+using trace::test::find_tensor;
+
+Inventory fixture_inventory(const std::string& config) {
+  return trace::checkpoint::build_inventory(trace::test::fixture(config));
+}
+
+// A fixture's text with `from` replaced by `to` (once; the fixture must hold it).
+std::string edited_fixture(const std::string& config, const std::string& from,
+                           const std::string& to) {
+  std::string text = trace::test::config_text(config);
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("Cohere: model.*, one LayerNorm per layer, tied head", "[checkpoint][names]") {
+  // modeling_cohere.py; aya-expanse-8b: hidden 4096, 32 heads x 128 -> q_proj [4096, 4096], 8 kv
+  // heads x 128 -> k_proj [1024, 4096]; intermediate 14336; 32 layers (0..31); tied (no head).
+  const Inventory inventory = fixture_inventory("CohereForAI--aya-expanse-8b.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.embed_tokens.weight", {256000, 4096});
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {1024, 4096});
+  check_tensor(inventory, "model.layers.31.mlp.down_proj.weight", {4096, 14336});
+  check_tensor(inventory, "model.layers.31.input_layernorm.weight", {4096});
+  check_absent(inventory, "model.layers.0.post_attention_layernorm.weight");
+  check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("Cohere: use_qk_norm stores [heads, head_dim] norm weights", "[checkpoint][names]") {
+  // CohereAttention: q_norm = CohereLayerNorm((num_attention_heads, head_dim)), k_norm over
+  // (num_key_value_heads, head_dim): 32 x 128 and 8 x 128 matrices, weight only.
+  const Inventory inventory = trace::checkpoint::build_inventory(
+      trace::parse_model_config(edited_fixture("CohereForAI--aya-expanse-8b.reconstructed.json",
+                                               "\"use_qk_norm\": false", "\"use_qk_norm\": true")));
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_norm.weight", {32, 128});
+  check_tensor(inventory, "model.layers.31.self_attn.k_norm.weight", {8, 128});
+  check_absent(inventory, "model.layers.0.self_attn.q_norm.bias");
+}
+
+TEST_CASE("Helium and Ministral: Llama's model.* names", "[checkpoint][names]") {
+  // modular_helium.py (LlamaAttention, LlamaMLP, HeliumRMSNorm); helium-1-preview-2b: 20 heads x
+  // head_dim 128 = 2560 on a 2560 residual, 20 kv heads, intermediate 7040, 24 layers, untied.
+  const Inventory helium = fixture_inventory("kyutai--helium-1-preview-2b.reconstructed.json");
+  CHECK(helium.complete);
+  check_tensor(helium, "model.layers.0.self_attn.v_proj.weight", {2560, 2560});
+  check_tensor(helium, "model.layers.23.mlp.gate_proj.weight", {7040, 2560});
+  check_tensor(helium, "lm_head.weight", {48000, 2560});
+  // modular_ministral.py (Qwen2's modules, q/k/v without bias); Ministral-8B: 32 x 128 queries,
+  // 8 x 128 = 1024 keys, intermediate 12288, 36 layers (0..35).
+  const Inventory ministral =
+      fixture_inventory("mistralai--Ministral-8B-Instruct-2410.reconstructed.json");
+  CHECK(ministral.complete);
+  check_tensor(ministral, "model.layers.35.self_attn.k_proj.weight", {1024, 4096});
+  check_absent(ministral, "model.layers.0.self_attn.k_proj.bias");
+  check_tensor(ministral, "model.layers.35.mlp.up_proj.weight", {12288, 4096});
+  check_tensor(ministral, "model.norm.weight", {4096});
+}
+
+TEST_CASE("Apertus: renamed norms and the xIELU activation's tensors", "[checkpoint][names]") {
+  // modular_apertus.py, activations.py XIELUActivation (SOURCES-apertus.md); Apertus-8B:
+  // hidden 4096, 32 heads -> head_dim 128, q_norm / k_norm RMSNorm(head_dim); up / down only
+  // (intermediate 21504); alpha_p / alpha_n parameters [1], beta / eps 0-dim buffers.
+  const Inventory inventory = fixture_inventory("swiss-ai--Apertus-8B-2509.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.attention_layernorm.weight", {4096});
+  check_tensor(inventory, "model.layers.0.feedforward_layernorm.weight", {4096});
+  check_tensor(inventory, "model.layers.0.self_attn.q_norm.weight", {128});
+  check_tensor(inventory, "model.layers.31.mlp.up_proj.weight", {21504, 4096});
+  check_tensor(inventory, "model.layers.31.mlp.act_fn.alpha_p", {1});
+  check_tensor(inventory, "model.layers.31.mlp.act_fn.eps", {});
+  const auto* beta = find_tensor(inventory, "model.layers.0.mlp.act_fn.beta");
+  REQUIRE(beta != nullptr);
+  CHECK(beta->buffer);
+}
+
+TEST_CASE("OLMoE: mlp.gate and per-expert projections", "[checkpoint][names]") {
+  // modeling_olmoe.py OlmoeSparseMoeBlock (gate Linear(hidden, num_experts), experts of
+  // OlmoeMLP), OlmoeAttention q_norm RMSNorm(hidden), k_norm RMSNorm(head_dim x kv heads);
+  // OLMoE-1B-7B: hidden 2048, 16 heads, 16 kv heads, 64 experts of 1024, 16 layers.
+  const Inventory inventory = fixture_inventory("allenai--OLMoE-1B-7B-0924.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.mlp.gate.weight", {64, 2048});
+  check_tensor(inventory, "model.layers.15.mlp.experts.63.up_proj.weight", {1024, 2048});
+  check_tensor(inventory, "model.layers.15.mlp.experts.63.down_proj.weight", {2048, 1024});
+  check_tensor(inventory, "model.layers.0.self_attn.k_norm.weight", {2048});
+  check_tensor(inventory, "lm_head.weight", {50304, 2048});
+}
+
+TEST_CASE("InternLM2: tok_embeddings, attention.wqkv, feed_forward, output",
+          "[checkpoint][names]") {
+  // InternLM2's remote modeling_internlm2.py (SOURCES-internlm2.md); internlm2_5-7b-chat:
+  // (32 + 2 x 8) x 128 = 6144 wqkv rows on 4096, intermediate 14336, 32 layers, untied head.
+  const Inventory inventory = fixture_inventory("internlm--internlm2_5-7b-chat.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.tok_embeddings.weight", {92544, 4096});
+  check_tensor(inventory, "model.layers.0.attention.wqkv.weight", {6144, 4096});
+  check_tensor(inventory, "model.layers.0.attention.wo.weight", {4096, 4096});
+  check_tensor(inventory, "model.layers.31.feed_forward.w1.weight", {14336, 4096});
+  check_tensor(inventory, "model.layers.31.feed_forward.w2.weight", {4096, 14336});
+  check_tensor(inventory, "model.layers.31.ffn_norm.weight", {4096});
+  check_tensor(inventory, "output.weight", {92544, 4096});
+  check_absent(inventory, "lm_head.weight");
+  CHECK(inventory.tensors.size() == 227);  // 1 + 32 x 7 + norm + output (SOURCES-internlm2.md)
+}
+
+TEST_CASE("StableLM: biased LayerNorms, q/k/v bias per use_qkv_bias", "[checkpoint][names]") {
+  // modeling_stablelm.py; stablelm-2-1_6b: hidden 2048, 32 heads x 64, use_qkv_bias (o_proj
+  // never), nn.LayerNorm with bias, intermediate 5632, 24 layers, untied head.
+  const Inventory inventory = fixture_inventory("stabilityai--stablelm-2-zephyr-1_6b.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_proj.bias", {2048});
+  check_absent(inventory, "model.layers.0.self_attn.o_proj.bias");
+  check_tensor(inventory, "model.layers.23.post_attention_layernorm.bias", {2048});
+  check_tensor(inventory, "model.norm.bias", {2048});
+  check_tensor(inventory, "lm_head.weight", {100352, 2048});
+}
+
+TEST_CASE("StableLM: qk_layernorm stores one LayerNorm per head", "[checkpoint][names]") {
+  // StableLmLayerNormPerHead(head_dim, heads): norms = ModuleList of LayerNorm(head_dim,
+  // bias=False); 32 query heads and 32 kv heads of 64.
+  const Inventory inventory = trace::checkpoint::build_inventory(trace::parse_model_config(
+      edited_fixture("stabilityai--stablelm-2-zephyr-1_6b.json", "{", "{\"qk_layernorm\": true,")));
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.q_layernorm.norms.0.weight", {64});
+  check_tensor(inventory, "model.layers.23.self_attn.k_layernorm.norms.31.weight", {64});
+  check_absent(inventory, "model.layers.0.self_attn.q_layernorm.norms.32.weight");
+  check_absent(inventory, "model.layers.0.self_attn.q_layernorm.weight");
+}
+
+TEST_CASE("MiniCPM: Llama's model.* names", "[checkpoint][names]") {
+  // openbmb's modeling_minicpm.py (SOURCES-minicpm.md); MiniCPM4-8B: hidden 4096, 32 heads ->
+  // head_dim 128, 2 kv heads -> k_proj [256, 4096], intermediate 16384, untied head.
+  const Inventory inventory = fixture_inventory("openbmb--MiniCPM4-8B.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {256, 4096});
+  check_tensor(inventory, "model.layers.31.mlp.gate_proj.weight", {16384, 4096});
+  check_tensor(inventory, "lm_head.weight", {73448, 4096});
+  // MiniCPM4-0.5B ties its head.
+  check_absent(fixture_inventory("openbmb--MiniCPM4-0.5B.reconstructed.json"), "lm_head.weight");
+}
+
+TEST_CASE("GLM-4.5-Air: MoE layers and the MTP layer after the main stack", "[checkpoint][names]") {
+  // modeling_glm4_moe.py (SOURCES-moe-families.md); hidden 4096, 96 heads x 128 = 12288 biased
+  // queries, first_k_dense_replace 1 (layer 0 dense, intermediate 10944), 128 experts of 1408,
+  // one shared expert; 46 layers, the MTP layer stored as model.layers.46.
+  const Inventory inventory = fixture_inventory("zai-org--GLM-4.5-Air.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.mlp.gate_proj.weight", {10944, 4096});
+  check_tensor(inventory, "model.layers.1.self_attn.q_proj.bias", {12288});
+  check_tensor(inventory, "model.layers.45.mlp.experts.127.down_proj.weight", {4096, 1408});
+  check_tensor(inventory, "model.layers.45.mlp.gate.e_score_correction_bias", {128});
+  check_tensor(inventory, "model.layers.46.eh_proj.weight", {4096, 8192});
+  check_tensor(inventory, "model.layers.46.shared_head.head.weight", {151552, 4096});
+  check_absent(inventory, "mtp.layers.0.mlp.gate.weight");
+}
+
+TEST_CASE("MiniMax-M2: block_sparse_moe with w1/w2/w3 and the block's correction bias",
+          "[checkpoint][names]") {
+  // MiniMax-M2's modeling_minimax_m2.py; M2.7: hidden 3072, 48 heads x 128 = 6144 queries, 8 kv
+  // heads -> 1024; 256 experts of 1536; FP8 blocks of 128 x 128; 62 layers (0..61).
+  const Inventory inventory = fixture_inventory("MiniMaxAI--MiniMax-M2.7.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.0.block_sparse_moe.gate.weight", {256, 3072});
+  check_tensor(inventory, "model.layers.0.block_sparse_moe.e_score_correction_bias", {256});
+  check_tensor(inventory, "model.layers.61.block_sparse_moe.experts.255.w1.weight", {1536, 3072});
+  check_tensor(inventory, "model.layers.61.block_sparse_moe.experts.255.w2.weight_scale_inv",
+               {24, 12});  // ceil(3072 / 128) x ceil(1536 / 128)
+  check_tensor(inventory, "model.layers.0.self_attn.q_norm.weight", {6144});
+  check_absent(inventory, "model.layers.0.block_sparse_moe.gate.e_score_correction_bias");
+}
+
+TEST_CASE("BLOOM: word_embeddings and h.N without a wrapper prefix", "[checkpoint][names]") {
+  // modeling_bloom.py, bloom-560m's 293 tensors (SOURCES-gpt-families.md): hidden 1024, fused
+  // query_key_value 3 x 1024 = 3072, 4 x 1024 = 4096 MLP, 24 layers, tied head.
+  const Inventory inventory = fixture_inventory("bigscience--bloom-560m.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "word_embeddings.weight", {250880, 1024});
+  check_tensor(inventory, "word_embeddings_layernorm.bias", {1024});
+  check_tensor(inventory, "h.0.self_attention.query_key_value.weight", {3072, 1024});
+  check_tensor(inventory, "h.23.mlp.dense_4h_to_h.weight", {1024, 4096});
+  check_tensor(inventory, "ln_f.weight", {1024});
+  CHECK(inventory.tensors.size() == 293);
+}
+
+TEST_CASE("GPT-BigCode: transformer.h.N with nn.Linear c_attn", "[checkpoint][names]") {
+  // modeling_gpt_bigcode.py; starcoderbase-1b: n_embd 2048, 16 heads -> head_dim 128,
+  // multi_query -> c_attn [2048 + 2 x 128 = 2304, 2048] ([out, in]: nn.Linear), n_inner 8192,
+  // n_positions 8192, 24 layers, tied head.
+  const Inventory inventory = fixture_inventory("bigcode--starcoderbase-1b.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.wpe.weight", {8192, 2048});
+  check_tensor(inventory, "transformer.h.0.attn.c_attn.weight", {2304, 2048});
+  check_tensor(inventory, "transformer.h.0.attn.c_attn.bias", {2304});
+  check_tensor(inventory, "transformer.h.23.mlp.c_fc.weight", {8192, 2048});
+  check_tensor(inventory, "transformer.ln_f.bias", {2048});
+  check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("GPT-J and CodeGen: transformer.h.N, fc_in / fc_out, biased head",
+          "[checkpoint][names]") {
+  // modeling_gptj.py (SOURCES-gpt-families.md); gpt-j-6b: n_embd 4096, 4 x 4096 = 16384 MLP,
+  // 28 layers, n_positions 2048, untied lm_head with bias; the old .bin's attn.bias masks
+  // [1, 1, 2048, 2048] are buffers.
+  const Inventory gptj = fixture_inventory("EleutherAI--gpt-j-6b.json");
+  CHECK(gptj.complete);
+  check_tensor(gptj, "transformer.h.0.attn.q_proj.weight", {4096, 4096});
+  check_tensor(gptj, "transformer.h.27.attn.out_proj.weight", {4096, 4096});
+  check_tensor(gptj, "transformer.h.27.mlp.fc_in.bias", {16384});
+  check_tensor(gptj, "lm_head.bias", {50400});
+  check_tensor(gptj, "transformer.h.27.attn.bias", {1, 1, 2048, 2048});
+  // modeling_codegen.py (SOURCES-codegen.md); codegen-350M-mono: n_embd 1024, fused qkv_proj
+  // 3 x 1024, 20 layers; causal_mask [1, 1, 2048, 2048] and masked_bias [] per layer.
+  const Inventory codegen = fixture_inventory("Salesforce--codegen-350M-mono.reconstructed.json");
+  CHECK(codegen.complete);
+  check_tensor(codegen, "transformer.h.0.attn.qkv_proj.weight", {3072, 1024});
+  check_tensor(codegen, "transformer.h.19.mlp.fc_out.weight", {1024, 4096});
+  check_tensor(codegen, "transformer.h.19.attn.causal_mask", {1, 1, 2048, 2048});
+  check_tensor(codegen, "transformer.h.19.attn.masked_bias", {});
+}
+
+TEST_CASE("GPT-Neo: attn.attention, masks of the global layers", "[checkpoint][names]") {
+  // modeling_gpt_neo.py (SOURCES-gpt_neo.md); gpt-neo-125m: hidden 768, out_proj biased, q/k/v
+  // not, 4 x 768 = 3072 MLP, 2048 positions, 12 layers alternating global / local: the uint8
+  // masks sit on layers 0, 2, ..., 10 only.
+  const Inventory inventory = fixture_inventory("EleutherAI--gpt-neo-125m.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.wpe.weight", {2048, 768});
+  check_tensor(inventory, "transformer.h.0.attn.attention.q_proj.weight", {768, 768});
+  check_absent(inventory, "transformer.h.0.attn.attention.q_proj.bias");
+  check_tensor(inventory, "transformer.h.11.attn.attention.out_proj.bias", {768});
+  check_tensor(inventory, "transformer.h.11.mlp.c_proj.weight", {768, 3072});
+  check_tensor(inventory, "transformer.h.10.attn.attention.bias", {1, 1, 2048, 2048});
+  check_absent(inventory, "transformer.h.11.attn.attention.bias");
+}
