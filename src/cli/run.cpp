@@ -726,6 +726,7 @@ Job make_job(const PlanOptions& options, const std::string& mode,
         "--shard-embeddings needs --strategy fsdp (it says how FSDP wraps the model)");
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
+  job.fsdp = fsdp;
   // DeepSpeed's buckets: ZeRO-1 and ZeRO-2 reduce through them. overlap_comm under ZeRO-1 also
   // reduces in backward, a layout trace does not model.
   if (options.reduce_bucket_size && job.sharding != Sharding::zero1 &&

@@ -334,6 +334,19 @@ void JobPass::activations_and_logits() {
                    {a.backward_gradient_vectors, model.hidden_size, tokens, act + residual_extra},
                    "the gradients in backward"),
                job.tp);
+  // A full fine-tune under PyTorch's FSDP: a unit's backward makes its weights' gradients whole,
+  // in the compute dtype, before the reduce-scatter keeps this rank's shard; the largest
+  // block's are alive beside the layer's own backward (docs/memory.md, "Gradients in backward").
+  // DeepSpeed's ZeRO-3 moves each gradient into its reduce bucket as autograd makes it.
+  std::int64_t unit_gradients = 0;
+  if (job.mode == JobMode::full && job.sharding == Sharding::zero3 && job.fsdp &&
+      cache.sharded_units) {
+    const std::int64_t compute_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
+    unit_gradients = ceil_div(
+        checked_mul(cache.sharded_units->largest_block, compute_bytes, "the gradients in backward"),
+        job.tp);
+  }
+  const std::int64_t backward_gradients = checked_add(residual_gradients, unit_gradients);
   // The loss's backward ran before the layers' and freed the logits: the peak is the larger of
   // the two, counted with the activations. The layer a checkpointed backward recomputes comes
   // after it too; allocated memory never holds it beside the logits, but the caching allocator
@@ -342,9 +355,9 @@ void JobPass::activations_and_logits() {
   b.activations =
       job.allocated_peak
           ? checked_add(b.activations, std::max<std::int64_t>(0, recomputed + eager_backward +
-                                                                     residual_gradients - b.logits))
+                                                                     backward_gradients - b.logits))
           : checked_add(checked_add(b.activations, recomputed),
-                        std::max<std::int64_t>(0, eager_backward + residual_gradients - b.logits));
+                        std::max<std::int64_t>(0, eager_backward + backward_gradients - b.logits));
   // The end of backward and the optimizer step (docs/memory.md, "Phases of a step"): every
   // gradient exists, the activations and logits are gone. PyTorch's foreach AdamW (its default
   // on CUDA before fused kernels took over) builds exp_avg_sq_sqrt, one state-sized temporary;

@@ -649,6 +649,7 @@ std::string read_text_cells(const Cells& get, MeasuredRow& row, const std::strin
         framework_and_sharding.find("gradient_as_bucket_view") == std::string::npos;
   }
   if (sharding == "fsdp") {
+    job.fsdp = true;
     // FSDP's root unit stays gathered unless the embedding and head are units of their own.
     job.root_unit_gathered = !shards_embeddings_apart(framework_and_notes);
     job.accumulate_unsharded = accumulates_without_sync(framework_and_notes);

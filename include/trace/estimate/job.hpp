@@ -248,6 +248,10 @@ struct Job {
   /// in the compute dtype through backward. false: DeepSpeed, or FSDP with the embedding and
   /// head wrapped as units of their own (torchtune's custom_sharded_layers).
   bool root_unit_gathered = false;
+  /// With sharding zero3: PyTorch's FSDP (either wrapping), whose backward makes a unit's
+  /// gradients whole before reduce-scattering them, as against DeepSpeed's ZeRO-3, which moves
+  /// each gradient into its reduce bucket as autograd makes it.
+  bool fsdp = false;
   /// A VLM's full fine-tune leaves its vision tower (everything counted under `vision`: the
   /// encoder and its projector or merger) frozen: the tower is held at the compute dtype with
   /// no gradients, optimizer state or master copy (LLaMA-Factory's freeze_vision_tower,

@@ -236,6 +236,37 @@ TEST_CASE("a layer's backward holds three residual-stream gradients beyond the l
   CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 4 + 196'608);
 }
 
+TEST_CASE("FSDP's backward makes a unit's gradients whole before reduce-scattering them", "[job]") {
+  // The tiny Llama under full checkpointing with Cut Cross-Entropy (no logits), on 2 GPUs: the
+  // checkpoints and recomputed layer (1,216 values per token, 256 tokens in bf16) and the
+  // residual-stream gradients (98,304 bytes) as on one GPU. Under PyTorch's FSDP the layer's
+  // backward also makes its weights' gradients whole in bf16 before the reduce-scatter: the
+  // largest block, one layer's 36,992 parameters (q and o 4,096 each, k and v 2,048 each, gate,
+  // up and down 8,192 each, two norms of 64), 73,984 bytes. DeepSpeed's ZeRO-3 moves each
+  // gradient into its bucket as autograd makes it: none.
+  trace::Job job = full_job();
+  job.checkpointing = trace::Checkpointing::full;
+  job.loss = trace::LossImpl::cut;
+  job.gpus = 2;
+  job.sharding = trace::Sharding::zero3;
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 2 + 98'304);
+  job.fsdp = true;
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 2 + 98'304 + 73'984);
+  // The loss's backward freed the logits first: under the full loss (3,072,000 bytes) they
+  // count only above it, so not at all here.
+  job.loss = trace::LossImpl::full;
+  CHECK(estimate(job).breakdown.activations == 1'216 * 256 * 2);
+  // LoRA trains the adapters alone: no unit of frozen weights makes gradients.
+  job.loss = trace::LossImpl::cut;
+  job.mode = trace::JobMode::lora;
+  job.precision = trace::Precision::bf16_pure;
+  job.lora_rank = 8;
+  job.lora_targets = trace::LoraTargets::attention_qv;
+  const std::int64_t lora_fsdp = estimate(job).breakdown.activations;
+  job.fsdp = false;
+  CHECK(estimate(job).breakdown.activations == lora_fsdp);
+}
+
 TEST_CASE("the allocated peak does not count the recomputed layer beside the logits", "[job]") {
   // Full checkpointing on the tiny Llama, 256 tokens in bf16: checkpoints (2 layer inputs + the
   // final norm's and head's inputs, 4 x 64 values) 256 x 256 x 2 = 131,072 bytes; the layer the
