@@ -37,9 +37,11 @@ bool ends_with(std::string_view text, std::string_view tail) {
 }
 
 class Builder {
-public:
+ public:
   Builder(const ModelDescription& model, Inventory& inventory)
-      : model_(model), inventory_(inventory), naming_(naming_for(model.model_type)),
+      : model_(model),
+        inventory_(inventory),
+        naming_(naming_for(model.model_type)),
         base_(base_dtype(model)) {
     inventory_.naming = std::string(naming_.label);
     inventory_.layer_prefix = fmt::format("{}{}.", naming_.root, naming_.layers);
@@ -65,7 +67,8 @@ public:
         std::none_of(model.extra_parameters.begin(), model.extra_parameters.end(),
                      [](const ExtraParameter& extra) { return extra.name.starts_with("cls."); })) {
       naming_.gamma_beta = false;
-      inventory_.naming = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm weight/bias)";
+      inventory_.naming =
+          "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm weight/bias)";
     }
   }
 
@@ -98,7 +101,7 @@ public:
     inventory_.complete = inventory_.gaps.empty();
   }
 
-private:
+ private:
   // A bare *Model's state dict has no wrapper prefix: "bert.encoder.layer.0..." is stored as
   // "encoder.layer.0..."; the heads it lacks never carried one.
   void strip_root() {
@@ -107,7 +110,8 @@ private:
     for (ExpectedTensor& tensor : inventory_.tensors) {
       if (tensor.name.starts_with(prefix)) tensor.name.erase(0, prefix.size());
     }
-    if (inventory_.layer_prefix.starts_with(prefix)) inventory_.layer_prefix.erase(0, prefix.size());
+    if (inventory_.layer_prefix.starts_with(prefix))
+      inventory_.layer_prefix.erase(0, prefix.size());
     inventory_.naming += " (bare base model: no wrapper prefix)";
   }
 
@@ -304,7 +308,8 @@ private:
       add_buffer(root(naming_.position_ids), {1, model_.max_position_embeddings}, "I64");
     }
     switch (naming_.buffers) {
-      case Buffers::none: return;
+      case Buffers::none:
+        return;
       case Buffers::gpt2_masks: {
         // GPT2Attention: bias = tril(ones(n_positions, n_positions)).view(1, 1, n, n).
         const std::int64_t n = model_.learned_positions;
@@ -468,13 +473,16 @@ private:
   void norm(const std::string& at, const Norm& norm, bool layout) {
     const std::string name = layout ? full_name(at) : at;
     switch (norm.kind) {
-      case NormKind::layer_norm_no_affine: return;
+      case NormKind::layer_norm_no_affine:
+        return;
       case NormKind::layer_norm:
         add(name + (naming_.gamma_beta ? ".gamma" : ".weight"), {norm.dim}, base_.name, true);
         add(name + (naming_.gamma_beta ? ".beta" : ".bias"), {norm.dim}, base_.name, true);
         return;
       case NormKind::rms_norm:
-      case NormKind::layer_norm_no_bias: add(name + ".weight", {norm.dim}, base_.name, true); return;
+      case NormKind::layer_norm_no_bias:
+        add(name + ".weight", {norm.dim}, base_.name, true);
+        return;
     }
   }
 
@@ -524,7 +532,8 @@ private:
     const std::size_t star = linear.name.find('*');
     const std::string head = linear.name.substr(0, star);
     const std::string tail = linear.name.substr(star + 1);
-    for (std::int64_t e = 0; e < linear.count; ++e) emit_one(linear, fmt::format("{}{}{}", head, e, tail));
+    for (std::int64_t e = 0; e < linear.count; ++e)
+      emit_one(linear, fmt::format("{}{}{}", head, e, tail));
   }
 
   // gpt-oss: every expert of a projection in one tensor, gate and up fused ("gate_up_proj").
@@ -537,12 +546,13 @@ private:
     const std::string leaf = linear.name.substr(star + 3);
     if (leaf == "up_proj") return;  // stored inside gate_up_proj, emitted with gate_proj
     const std::string projection = leaf == "down_proj" ? ".down_proj" : ".gate_up_proj";
-    const std::string at = full_name(linear.name.substr(0, star)) + projection;
+    // Renamed as a whole: Granite's experts.gate_up_proj is block_sparse_moe.input_linear.weight.
+    const std::string at = full_name(linear.name.substr(0, star) + projection);
     const std::int64_t experts = linear.count;
     const std::int64_t rows = leaf == "gate_proj" ? 2 * linear.rows : linear.rows;
     const std::int64_t cols = linear.cols;
-    const std::int64_t values = checked_mul(checked_mul(experts, rows, "the tensor inventory"), cols,
-                                            "the tensor inventory");
+    const std::int64_t values = checked_mul(checked_mul(experts, rows, "the tensor inventory"),
+                                            cols, "the tensor inventory");
     const std::vector<std::int64_t> unquantized =
         naming_.stacked_experts == StackedExperts::out_in
             ? std::vector<std::int64_t>{experts, rows, cols}
@@ -641,7 +651,8 @@ private:
         add(name + ".scales", {groups, r}, "F16", false);
         return;
       default:
-        gap(fmt::format("the {} tensor layout is not modelled tensor by tensor; totals come from "
+        gap(
+            fmt::format("the {} tensor layout is not modelled tensor by tensor; totals come from "
                         "the storage estimate",
                         q.method.empty() ? "quantized" : q.method));
         add(name + ".weight", {r, c}, base_.name, true);
@@ -664,12 +675,16 @@ private:
     if (a.relative_attention_buckets > 0) gap("relative-position bias tables are not named");
     if (a.kind == AttentionKind::mla) {
       if (a.mla.q_lora_rank > 0) {
-        add(full_name(names.attention + ".q_a_layernorm.weight"), {a.mla.q_lora_rank}, base_.name, true);
+        add(full_name(names.attention + ".q_a_layernorm.weight"), {a.mla.q_lora_rank}, base_.name,
+            true);
       }
-      add(full_name(names.attention + ".kv_a_layernorm.weight"), {a.mla.kv_lora_rank}, base_.name, true);
+      add(full_name(names.attention + ".kv_a_layernorm.weight"), {a.mla.kv_lora_rank}, base_.name,
+          true);
       if (a.indexer) {
-        add(full_name(names.attention + ".indexer.k_norm.weight"), {a.indexer->head_dim}, base_.name, true);
-        add(full_name(names.attention + ".indexer.k_norm.bias"), {a.indexer->head_dim}, base_.name, true);
+        add(full_name(names.attention + ".indexer.k_norm.weight"), {a.indexer->head_dim},
+            base_.name, true);
+        add(full_name(names.attention + ".indexer.k_norm.bias"), {a.indexer->head_dim}, base_.name,
+            true);
       }
     }
     const bool kv_scales = model_.quantization && model_.quantization->modelopt &&
@@ -714,6 +729,20 @@ private:
       if (ssm.gated_norm) {
         add(full_name(at + ".norm.weight"), {ssm.head_dim}, base_.name, true);
         if (naming_.delta_vectors_also_f32) inventory_.tensors.back().also_stored_as = "F32";
+      }
+      return;
+    }
+    if (ssm.kind == SsmKind::mamba1) {
+      // MambaMixer / JambaMambaMixer: a depthwise conv over d_inner, A_log [d_inner, N], D
+      // [d_inner]; Jamba's dt_layernorm [dt_rank], b_layernorm and c_layernorm [N].
+      add(full_name(at + ".conv1d.weight"), {ssm.inner, 1, ssm.conv_kernel}, base_.name, true);
+      if (ssm.conv_bias) add(full_name(at + ".conv1d.bias"), {ssm.inner}, base_.name, true);
+      add(full_name(at + ".A_log"), {ssm.inner, ssm.state}, base_.name, true);
+      add(full_name(at + ".D"), {ssm.inner}, base_.name, true);
+      if (ssm.dt_bc_norms) {
+        add(full_name(at + ".dt_layernorm.weight"), {ssm.dt_rank}, base_.name, true);
+        add(full_name(at + ".b_layernorm.weight"), {ssm.state}, base_.name, true);
+        add(full_name(at + ".c_layernorm.weight"), {ssm.state}, base_.name, true);
       }
       return;
     }
@@ -889,7 +918,8 @@ std::int64_t ExpectedTensor::elements() const {
 
 std::int64_t ExpectedTensor::bytes() const {
   const SafetensorsDtype* row = find_safetensors_dtype(dtype);
-  const std::int64_t bits = checked_mul(elements(), row != nullptr ? row->bits : 16, "the tensor inventory");
+  const std::int64_t bits =
+      checked_mul(elements(), row != nullptr ? row->bits : 16, "the tensor inventory");
   return ceil_div(bits, 8);
 }
 
@@ -897,7 +927,8 @@ Inventory build_inventory(const ModelDescription& model) {
   Inventory inventory;
   // The layer count first: DeepSeek MTP names follow the main stack.
   for (const Stack& stack : model.stacks) {
-    if (!stack.mtp && !stack.vision) inventory.main_layers = static_cast<std::int64_t>(stack.blocks.size());
+    if (!stack.mtp && !stack.vision)
+      inventory.main_layers = static_cast<std::int64_t>(stack.blocks.size());
   }
   Builder builder(model, inventory);
   builder.build();
@@ -937,11 +968,12 @@ std::string component_of(std::string_view name, const Inventory& inventory) {
     return "attention";
   }
   if (contains(name, "mixer.") || contains(name, "mamba")) {
-    if (contains(name, "up_proj") || contains(name, "down_proj") || contains(name, "latent")) return "mlp";
+    if (contains(name, "up_proj") || contains(name, "down_proj") || contains(name, "latent"))
+      return "mlp";
     return "ssm";
   }
-  if (contains(name, "mlp") || contains(name, "block_sparse_moe") || contains(name, "feed_forward") ||
-      contains(name, "proj")) {
+  if (contains(name, "mlp") || contains(name, "block_sparse_moe") ||
+      contains(name, "feed_forward") || contains(name, "proj")) {
     return "mlp";
   }
   return "other";

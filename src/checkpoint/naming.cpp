@@ -406,6 +406,46 @@ Naming llava_naming() {
           .vision_stack = "vision_tower.vision_model.encoder"};
 }
 
+// IBM Granite MoE (modular_granitemoe.py, modular_granitemoeshared.py,
+// modular_granitemoehybrid.py; the experts are JetMoe's ParallelExperts, weight [E, out, in]):
+// block_sparse_moe.router.layer [E, H], block_sparse_moe.input_linear.weight [E, 2I, H] (gate and
+// up fused), block_sparse_moe.output_linear.weight [E, H, I]; Granite 4.0's shared_mlp.
+// input_linear [2S, H] / output_linear [H, S] on every layer (the whole FFN of a dense
+// granite-4.0-micro / -1b / -h-micro), its Mamba-2 mixer as `mamba` (BambaMixer: in_proj,
+// conv1d, A_log, D, dt_bias, norm, out_proj) on mamba layers, `self_attn` on attention layers.
+// The checkpoint names are those public loaders read from the Hub uploads (MLX's
+// granitemoehybrid.py sanitize, a Granite 4.0 Swift port, a Go loader:
+// model.layers.N.block_sparse_moe.{router.layer, input_linear, output_linear}.weight,
+// model.layers.N.shared_mlp.{input_linear, output_linear}.weight). Transformers >= 5 renames the
+// experts at load (experts.gate_up_proj); the uploads keep the names above.
+Naming granite_moe_naming(bool hybrid) {
+  return {.label = hybrid ? "Granite 4.0 (model.*, mamba, shared_mlp, block_sparse_moe)"
+                          : "Granite MoE (model.*, block_sparse_moe.input_linear / output_linear)",
+          .renames = {{"", ".mlp.experts.gate_up_proj.", ".block_sparse_moe.input_linear.weight."},
+                      {"", ".mlp.experts.down_proj.", ".block_sparse_moe.output_linear.weight."},
+                      {"", ".mlp.gate.", ".block_sparse_moe.router.layer."},
+                      {"", ".mlp.shared_experts.gate_up_proj.", ".shared_mlp.input_linear."},
+                      {"", ".mlp.shared_experts.down_proj.", ".shared_mlp.output_linear."},
+                      {"", ".mlp.gate_up_proj.", ".shared_mlp.input_linear."},
+                      {"", ".mlp.down_proj.", ".shared_mlp.output_linear."}},
+          .stacked_experts = StackedExperts::out_in};
+}
+
+// transformers' Mamba and Mamba-2 (modeling_mamba.py, modeling_mamba2.py; base_model_prefix
+// "backbone"): backbone.embeddings, backbone.layers.N.{norm, mixer.*}, backbone.norm_f, lm_head.
+// Mamba-1's mixer: in_proj, conv1d, x_proj, dt_proj (biased), A_log [d_inner, N], D, out_proj;
+// Mamba-2's: in_proj, conv1d, A_log, D, dt_bias [heads], norm [d_inner], out_proj. The names of
+// state-spaces' *-hf uploads and of Mamba2ForCausalLM checkpoints as public loaders read them
+// (backbone.embeddings.weight, backbone.layers.0.mixer.A_log / dt_bias / norm.weight,
+// backbone.norm_f.weight). A tied head may be stored again as lm_head.weight: a buffer.
+Naming mamba_naming(bool mamba2) {
+  return {.label = mamba2 ? "Mamba-2 (backbone.layers.N.mixer, backbone.embeddings)"
+                          : "Mamba (backbone.layers.N.mixer, backbone.embeddings)",
+          .root = "backbone.",
+          .embedding = "embeddings",
+          .buffers = Buffers::tied_head_copy};
+}
+
 }  // namespace
 
 Naming naming_for(const std::string& type) {
@@ -503,6 +543,42 @@ Naming naming_for(const std::string& type) {
     naming.renames.insert(naming.renames.begin(), {"", ".mlp.gate.e_score_correction_bias",
                                                    ".block_sparse_moe.e_score_correction_bias"});
     return naming;
+  }
+  if (type == "granitemoehybrid" || type == "granitemoe") {
+    return granite_moe_naming(type == "granitemoehybrid");
+  }
+  if (type == "mamba" || type == "mamba2") return mamba_naming(type == "mamba2");
+  if (type == "bamba") {
+    // modeling_bamba.py BambaDecoderLayer: input_layernorm, `mamba` (BambaMixer: in_proj,
+    // conv1d, A_log, D, dt_bias, norm, out_proj) or `self_attn` (q/k/v/o_proj), pre_ff_layernorm,
+    // feed_forward.{gate,up,down}_proj; BambaModel's final_layernorm; an untied lm_head.
+    return {.label = "Bamba (model.*, mamba, feed_forward)",
+            .renames = {{"", ".mlp.", ".feed_forward."}}};
+  }
+  if (type == "jamba") {
+    // modeling_jamba.py: JambaAttentionDecoderLayer / JambaMambaDecoderLayer hold
+    // input_layernorm, `self_attn` or `mamba` (JambaMambaMixer: in_proj, conv1d, x_proj,
+    // dt_proj, A_log, D, out_proj, dt_layernorm, b_layernorm, c_layernorm), pre_ff_layernorm and
+    // feed_forward: JambaMLP (gate/up/down_proj) or JambaSparseMoeBlock (router, experts.E.
+    // {gate,up,down}_proj); model.final_layernorm, lm_head. The names a Jamba loader documents
+    // as "HF transformers' Jamba checkpoint" (model.layers.{i}.feed_forward.router.weight,
+    // model.layers.{i}.mamba.dt_layernorm.weight, ...).
+    return {
+        .label = "Jamba (model.*, mamba, feed_forward.router / experts)",
+        .renames = {{"", ".mlp.gate.", ".feed_forward.router."}, {"", ".mlp.", ".feed_forward."}}};
+  }
+  if (type == "bailing_moe") {
+    // inclusionAI's remote modeling_bailing_moe.py (Ling v1: BailingMoeModel.word_embeddings,
+    // layers.N.attention.{query_key_value, dense}, mlp.gate.weight (BailingMoeGate's bare
+    // Parameter), mlp.experts.E.* and mlp.shared_experts.*, model.norm) and
+    // modeling_bailing_moe_v2.py (Ling 2.0, the same model_type: adds attention.query_layernorm /
+    // key_layernorm and the router's F32 mlp.gate.expert_bias buffer; SOURCES-bailing_moe_v2.md,
+    // the Megatron-Bridge mapping and a Ling 2.0 port's list of the Hub checkpoint names).
+    return {.label = "Bailing MoE / Ling (model.word_embeddings, attention.query_key_value)",
+            .embedding = "word_embeddings",
+            .renames = {{"", ".attention.qkv_proj.", ".attention.query_key_value."},
+                        {"", ".attention.o_proj.", ".attention.dense."},
+                        {"", ".mlp.gate.e_score_correction_bias", ".mlp.gate.expert_bias"}}};
   }
   if (type == "bloom") return bloom_naming();
   if (type == "gpt_bigcode") return gpt_bigcode_naming();

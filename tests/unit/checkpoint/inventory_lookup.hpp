@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_data.hpp"
 #include "trace/checkpoint/inventory.hpp"
 
 namespace trace::test {
@@ -15,6 +16,11 @@ inline const checkpoint::ExpectedTensor* find_tensor(const checkpoint::Inventory
   const auto it = std::find_if(inventory.tensors.begin(), inventory.tensors.end(),
                                [&](const checkpoint::ExpectedTensor& t) { return t.name == name; });
   return it == inventory.tensors.end() ? nullptr : &*it;
+}
+
+/// The inventory of a fixture config in tests/data/configs.
+inline checkpoint::Inventory fixture_inventory(const std::string& config) {
+  return checkpoint::build_inventory(fixture(config));
 }
 
 /// The inventory lists `name` at `shape`.

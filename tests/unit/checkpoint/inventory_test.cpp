@@ -53,10 +53,13 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
                             model.model_type == "deberta-v2" || model.model_type == "modernbert" ||
                             model.model_type == "mpnet";
   // tensor_count counts routed experts one tensor per expert and projection; gpt-oss,
-  // Qwen3.5-MoE, Qwen3-VL-MoE and Llama 4 stack them (their counts are checked by hand in
-  // checkpoint_names_test.cpp, qwen3_5_names_test.cpp and vlm_names_test.cpp).
+  // Qwen3.5-MoE, Qwen3-VL-MoE, Llama 4 and Granite's MoE stack them (their counts are checked by
+  // hand in checkpoint_names_test.cpp, qwen3_5_names_test.cpp, vlm_names_test.cpp and
+  // ssm_moe_vlm_names_test.cpp).
   const bool stacked_experts = model.model_type == "gpt_oss" || model.model_type == "qwen3_5_moe" ||
-                               model.model_type == "qwen3_vl_moe" || model.model_type == "llama4";
+                               model.model_type == "qwen3_vl_moe" || model.model_type == "llama4" ||
+                               model.model_type == "granitemoe" ||
+                               model.model_type == "granitemoehybrid";
   if (!model.quantization && !biased_heads && !stacked_experts) {
     CHECK(tensors == trace::layout::tensor_count(model));
   }
@@ -68,7 +71,8 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
 TEST_CASE("complete inventories agree with the parameter count and the storage estimate",
           "[checkpoint][inventory]") {
   int complete = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(trace::test::data_dir() + "/configs")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(trace::test::data_dir() + "/configs")) {
     if (entry.path().extension() != ".json") continue;
     const std::string name = entry.path().filename().string();
     INFO(name);
@@ -89,8 +93,10 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // LLaVA-NeXT-Video, LLaVA-OneVision), 135 with PaliGemma's (2) and Idefics3 / SmolVLM's (3),
   // 162 with cohere (1), helium (1), ministral (1), apertus (2), olmoe (1), internlm2 (2),
   // stablelm (2), minicpm (3), glm4_moe (3), minimax_m2 (1), bloom (2), gpt_bigcode (4), gptj
-  // (1), codegen (1) and gpt_neo (2).
-  CHECK(complete >= 162);
+  // (1), codegen (1) and gpt_neo (2); 176 with granitemoehybrid's dense and expert-free hybrid
+  // fixtures (5), bamba (1), jamba (3), mamba (1), mamba2 (1) and bailing_moe (3); 179 with
+  // Granite's stacked MoE experts (granite-3.1-1b-a400m, granite-4.0-h-tiny, -h-small).
+  CHECK(complete >= 179);
   // Every bundled model but DeepSeek-V4-Flash (its names are not modelled) is complete; Llama 4
   // Scout since its naming.
   CHECK(catalog_complete >= 23);

@@ -16,10 +16,7 @@ using trace::checkpoint::Inventory;
 using trace::test::check_absent;
 using trace::test::check_tensor;
 using trace::test::find_tensor;
-
-Inventory fixture_inventory(const std::string& config) {
-  return trace::checkpoint::build_inventory(trace::test::fixture(config));
-}
+using trace::test::fixture_inventory;
 
 // A fixture's text with `from` replaced by `to` (once; the fixture must hold it).
 std::string edited_fixture(const std::string& config, const std::string& from,
