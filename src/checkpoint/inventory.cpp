@@ -179,12 +179,20 @@ class Builder {
       return;
     }
     if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
+    std::string_view layers = naming_.vision_layers;
     if (!naming_.vision_stack.empty() && stack.name != naming_.vision_stack) {
-      gap(fmt::format("a vision tower '{}' is not named by {}", stack.name, naming_.label));
+      const auto other =
+          std::find_if(naming_.other_towers.begin(), naming_.other_towers.end(),
+                       [&](const Naming::OtherTower& tower) { return tower.stack == stack.name; });
+      if (other == naming_.other_towers.end()) {
+        gap(fmt::format("a vision tower '{}' is not named by {}", stack.name, naming_.label));
+      } else {
+        layers = other->layers;
+      }
     }
     const std::string at = fmt::format("{}{}", *naming_.vision_root, stack.name);
     for (std::size_t i = 0; i < stack.blocks.size(); ++i) {
-      const std::string prefix = fmt::format("{}.{}.{}", at, naming_.vision_layers, i);
+      const std::string prefix = fmt::format("{}.{}.{}", at, layers, i);
       std::vector<layout::NamedLinear> linears;
       layout::block_linears(prefix, stack.blocks[i], false, linears);
       for (const layout::NamedLinear& linear : linears) {

@@ -394,16 +394,23 @@ std::vector<Rename> clip_tower_renames(std::string_view scope) {
 // 2, mlp.fc1 / fc2, all biased), post_layernorm}, multi_modal_projector.linear_1 / linear_2 and
 // (NeXT) a bare image_newline. modeling_llava(_next).py, modeling_clip.py; llava-1.5-7b-hf's
 // 686 tensors (docs/checkpoint.md). Saves by transformers >= 4.52 (model.language_model.*):
-// totals only. Another tower (pixtral-12b's Pixtral one) keeps its own names: not spelled.
+// totals only.
+// pixtral-12b's Pixtral tower (mistral-community/pixtral-12b, written by transformers'
+// convert_pixtral_weights_to_hf.py, 4.45: "vision_encoder" -> "vision_tower",
+// transformer.layers.N.{attention_norm, attention.{q,k,v,o}_proj, ffn_norm,
+// feed_forward.{gate,up,down}_proj}) sits under vision_tower.* beside vision_tower.patch_conv and
+// vision_tower.ln_pre, all bias-free; the CLIP renames are scoped to vision_tower.vision_model.
 Naming llava_naming() {
-  std::vector<Rename> renames = clip_tower_renames("vision_tower.");
+  std::vector<Rename> renames = clip_tower_renames("vision_tower.vision_model.");
   renames.insert(renames.begin(), {"", "lm_head.", "language_model.lm_head."});
+  renames.push_back({"vision_tower.transformer.", ".mlp.", ".feed_forward."});
   return {.label = "LLaVA (language_model.model.*, vision_tower.vision_model.*)",
           .root = "language_model.model.",
           .renames = std::move(renames),
           .vision_root = "",
           .vision_layers = "layers",
-          .vision_stack = "vision_tower.vision_model.encoder"};
+          .vision_stack = "vision_tower.vision_model.encoder",
+          .other_towers = {{"vision_tower", "transformer.layers"}}};
 }
 
 // IBM Granite MoE (modular_granitemoe.py, modular_granitemoeshared.py,
@@ -748,6 +755,18 @@ Naming naming_for(const std::string& type) {
   if (type == "paligemma") {
     Naming naming = llava_naming();
     naming.label = "PaliGemma (language_model.model.*, vision_tower.vision_model.*)";
+    return naming;
+  }
+  // AyaVisionForConditionalGeneration as CohereForAI's uploads store it (modeling_aya_vision.py's
+  // _checkpoint_conversion_mapping maps ^language_model.model, ^vision_tower,
+  // ^multi_modal_projector and ^language_model.lm_head onto the new layout, so the uploads keep
+  // the old names, which PaddleFormers' Aya Vision loader reads): the Cohere2 text model under
+  // language_model.model.* (the head tied: no lm_head), the SigLIP tower under
+  // vision_tower.vision_model.* as LLaVA-OneVision's, multi_modal_projector.{layernorm,
+  // linear_1, linear_2}, all biased. SOURCES-vlm-wrappers.md.
+  if (type == "aya_vision") {
+    Naming naming = llava_naming();
+    naming.label = "Aya Vision (language_model.model.*, vision_tower.vision_model.*)";
     return naming;
   }
   // Idefics3ForConditionalGeneration and SmolVLM's: the Llama text model under

@@ -61,8 +61,15 @@ struct Naming {
   std::optional<std::string_view> vision_root{};
   std::string_view vision_layers = "blocks";  // the tower's block list: "blocks", "model.layers"
   // The tower stack this naming spells (LLaVA's CLIP "vision_tower.vision_model.encoder"); a
-  // family whose wrapper takes other towers (pixtral-12b's) leaves those unnamed. Empty: any.
+  // tower of another stack name is named only when other_towers lists it. Empty: any.
   std::string_view vision_stack{};
+  // Further towers a wrapper takes, by stack name, each with its own block list (LLaVA's Pixtral
+  // tower of pixtral-12b: "vision_tower" with "transformer.layers").
+  struct OtherTower {
+    std::string_view stack;
+    std::string_view layers;
+  };
+  std::vector<OtherTower> other_towers{};
 
   // Qwen3.5's own uploads keep each DeltaNet's A_log and gated norm in F32; later ones (Qwen3.6)
   // in the checkpoint dtype: either reconciles (ExpectedTensor::also_stored_as).

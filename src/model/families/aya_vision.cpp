@@ -133,11 +133,15 @@ ModelDescription build_aya_vision(const ConfigReader& config) {
   const std::int64_t shuffled = checked_product({vision_hidden, scale, scale});
   model.extra_parameters.push_back(
       {"multi_modal_projector.layernorm", "vision", "LayerNorm", checked_mul(2, shuffled)});
-  model.extra_parameters.push_back({"multi_modal_projector.linear_1", "vision", "Linear",
-                                    checked_add(checked_mul(shuffled, alignment), alignment)});
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_2", "vision", "Linear",
-       checked_add(checked_mul(alignment / 2, text_hidden), text_hidden)});
+  // nn.Linear weights [out, in], each with its bias.
+  ExtraParameter linear_1{"multi_modal_projector.linear_1", "vision", "Linear",
+                          checked_add(checked_mul(shuffled, alignment), alignment)};
+  linear_1.shape = {alignment, shuffled};
+  model.extra_parameters.push_back(std::move(linear_1));
+  ExtraParameter linear_2{"multi_modal_projector.linear_2", "vision", "Linear",
+                          checked_add(checked_mul(alignment / 2, text_hidden), text_hidden)};
+  linear_2.shape = {text_hidden, alignment / 2};
+  model.extra_parameters.push_back(std::move(linear_2));
   model.stacks.push_back(std::move(tower));
   return model;
 }

@@ -13,7 +13,8 @@
 //    linear_2 Linear(text hidden -> text hidden), both biased only when multimodal_projector_bias.
 // Keys the wrapper omits take transformers' Mistral3Config / PixtralVisionConfig defaults; each
 // one used is listed in the report's notes.
-// Tensor lists: transformers models/mistral3/modular_mistral3.py, models/pixtral/modeling_pixtral.py.
+// Tensor lists: transformers models/mistral3/modular_mistral3.py,
+// models/pixtral/modeling_pixtral.py.
 #include <fmt/format.h>
 
 #include "family.hpp"
@@ -31,13 +32,17 @@ Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model) {
   // PixtralAttention sizes every projection hidden x hidden with head_dim = hidden / heads,
   // whatever vision_config.head_dim says.
   const HeadShape shape = read_head_shape(vision, hidden, {"num_attention_heads"}, {}, false);
-  if (const std::optional<std::int64_t> head_dim = vision.optional_int({"head_dim"}, 1, k_max_width);
+  if (const std::optional<std::int64_t> head_dim =
+          vision.optional_int({"head_dim"}, 1, k_max_width);
       head_dim && *head_dim != shape.head_dim) {
-    vision.fail("head_dim", fmt::format("= {} disagrees with hidden_size / num_attention_heads = {}",
-                                        *head_dim, shape.head_dim));
+    vision.fail("head_dim",
+                fmt::format("= {} disagrees with hidden_size / num_attention_heads = {}", *head_dim,
+                            shape.head_dim));
   }
-  model.extra_parameters.push_back({"vision_tower.patch_conv", "vision", "Conv2d",
-                                    checked_product({hidden, channels, patch, patch})});
+  ExtraParameter patch_conv{"vision_tower.patch_conv", "vision", "Conv2d",
+                            checked_product({hidden, channels, patch, patch})};
+  patch_conv.shape = {hidden, channels, patch, patch};  // bias-free: the weight alone
+  model.extra_parameters.push_back(std::move(patch_conv));
   model.extra_parameters.push_back({"vision_tower.ln_pre", "vision", "RMSNorm", hidden});
 
   Stack stack;
@@ -49,8 +54,10 @@ Stack pixtral_tower(const ConfigReader& vision, ModelDescription& model) {
     Block block;
     block.attention = self_attention(hidden, shape, false, false);
     block.attention.name = "attention";
-    block.mlp = Mlp{MlpKind::gated, vision.optional_string("hidden_act").value_or("gelu"), hidden,
-                    intermediate, false, false, false};
+    block.mlp = Mlp{MlpKind::gated, vision.optional_string("hidden_act").value_or("gelu"),
+                    hidden,         intermediate,
+                    false,          false,
+                    false};
     block.norms = {rms_norm("attention_norm", hidden), rms_norm("ffn_norm", hidden)};
     stack.blocks.push_back(std::move(block));
   }
@@ -115,16 +122,16 @@ ModelDescription build_mistral3(const ConfigReader& config) {
         "tie_word_embeddings absent: MistralConfig default false (lm_head stored apart)");
   }
   if (model.torch_dtype.empty()) {
-    model.torch_dtype = config.optional_string("torch_dtype").value_or(
-        config.optional_string("dtype").value_or(""));
+    model.torch_dtype = config.optional_string("torch_dtype")
+                            .value_or(config.optional_string("dtype").value_or(""));
   }
 
   const ConfigReader vision = config.child("vision_config");
   const std::string vision_type = vision.optional_string("model_type").value_or("pixtral");
   if (vision_type != "pixtral") {
-    vision.fail("model_type",
-                fmt::format("= \"{}\" is not supported inside mistral3 (supported: pixtral)",
-                            vision_type));
+    vision.fail(
+        "model_type",
+        fmt::format("= \"{}\" is not supported inside mistral3 (supported: pixtral)", vision_type));
   }
   Stack tower = pixtral_tower(vision, model);
   const std::int64_t vision_hidden = tower.blocks.front().attention.input_dim;
@@ -152,11 +159,12 @@ ModelDescription build_mistral3(const ConfigReader& config) {
   };
   model.extra_parameters.push_back(
       {"multi_modal_projector.norm", "vision", "RMSNorm", vision_hidden});
+  model.extra_parameters.push_back({"multi_modal_projector.patch_merger.merging_layer", "vision",
+                                    "Linear",
+                                    checked_product({vision_hidden, merge, merge, vision_hidden})});
   model.extra_parameters.push_back(
-      {"multi_modal_projector.patch_merger.merging_layer", "vision", "Linear",
-       checked_product({vision_hidden, merge, merge, vision_hidden})});
-  model.extra_parameters.push_back({"multi_modal_projector.linear_1", "vision", "Linear",
-                                    linear(checked_mul(vision_hidden, feature_layers), text_hidden)});
+      {"multi_modal_projector.linear_1", "vision", "Linear",
+       linear(checked_mul(vision_hidden, feature_layers), text_hidden)});
   model.extra_parameters.push_back(
       {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
   model.stacks.push_back(std::move(tower));
