@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "../estimate/checkpoint_layout.hpp"
@@ -405,8 +406,11 @@ class Builder {
         if (main->blocks[i].attention.sliding_window == 0) layers.push_back(i);
       }
     }
-    std::int64_t side = 0;
-    while ((side + 1) * (side + 1) <= extra.elements_each) ++side;
+    // The mask's side: the integer square root, without a loop over every position.
+    std::int64_t side =
+        static_cast<std::int64_t>(std::sqrt(static_cast<double>(extra.elements_each)));
+    while (side > 0 && side > extra.elements_each / side) --side;
+    while (side + 1 <= extra.elements_each / (side + 1)) ++side;
     if (static_cast<std::int64_t>(layers.size()) != extra.count ||
         (extra.elements_each != 1 && side * side != extra.elements_each)) {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
