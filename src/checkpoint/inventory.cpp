@@ -556,6 +556,18 @@ class Builder {
   void emit_stacked_experts(const layout::NamedLinear& linear) {
     const std::size_t star = linear.name.find(".*.");
     const std::string leaf = linear.name.substr(star + 3);
+    if (naming_.stacked_experts == StackedExperts::rows_2d) {
+      // DBRX: w1 / v1 / w2, each [E x I, H]; the down projection's [H, I] stored transposed.
+      const std::string at = full_name(linear.name.substr(0, star) + "." + leaf);
+      const bool down = leaf == "down_proj";
+      const std::int64_t rows =
+          checked_mul(linear.count, down ? linear.cols : linear.rows, "the tensor inventory");
+      if (model_.quantization || linear.bias) {
+        gap("DBRX's stacked experts are modelled unquantized and bias-free only");
+      }
+      add(at, {rows, down ? linear.rows : linear.cols}, base_.name, true);
+      return;
+    }
     if (leaf == "up_proj") return;  // stored inside gate_up_proj, emitted with gate_proj
     const std::string projection = leaf == "down_proj" ? ".down_proj" : ".gate_up_proj";
     // Renamed as a whole: Granite's experts.gate_up_proj is block_sparse_moe.input_linear.weight.

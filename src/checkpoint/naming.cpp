@@ -453,6 +453,30 @@ Naming mamba_naming(bool mamba2) {
           .buffers = Buffers::tied_head_copy};
 }
 
+// DBRX (modeling_dbrx.py, transformers 4.40 to 4.57; the remote modeling_dbrx.py of the
+// databricks uploads builds the same modules): transformer.wte, transformer.blocks.N.
+// {norm_attn_norm.{norm_1, attn.Wqkv, attn.out_proj, norm_2}, ffn.router.layer,
+// ffn.experts.mlp.{w1, v1, w2}}, transformer.norm_f, lm_head; every LayerNorm bias-free, no
+// Linear biased. DbrxExpertGLU holds w1 (gate), v1 (up) and w2 (down) as bare nn.Parameters of
+// shape [moe_num_experts x ffn_hidden_size, d_model] each (w2 used transposed). The module list
+// AutoGPTQ's DbrxGPTQForCausalLM quantizes (transformer.blocks, norm_attn_norm.{norm_1, norm_2,
+// attn.Wqkv, attn.out_proj}, ffn.router.layer, outside transformer.wte / transformer.norm_f)
+// names the same modules; llama.cpp's 323-tensor dbrx-instruct GGUF (40 x 8 + 3) the same set
+// (SOURCES-phimoe-dbrx.md).
+Naming dbrx_naming() {
+  return {.label = "DBRX (transformer.blocks.N, norm_attn_norm, ffn.experts.mlp.w1/v1/w2)",
+          .root = "transformer.",
+          .embedding = "wte",
+          .renames = {{"", ".attn.qkv_proj.", ".attn.Wqkv."},
+                      {"", ".attn.o_proj.", ".attn.out_proj."},
+                      {"", ".mlp.gate.", ".ffn.router.layer."},
+                      {"", ".mlp.experts.gate_proj.", ".ffn.experts.mlp.w1."},
+                      {"", ".mlp.experts.up_proj.", ".ffn.experts.mlp.v1."},
+                      {"", ".mlp.experts.down_proj.", ".ffn.experts.mlp.w2."}},
+          .layers = "blocks",
+          .stacked_experts = StackedExperts::rows_2d};
+}
+
 }  // namespace
 
 Naming naming_for(const std::string& type) {
@@ -811,6 +835,7 @@ Naming naming_for(const std::string& type) {
   if (type == "modernbert") return modernbert_naming();
   if (type == "mpnet") return mpnet_naming();
   if (type == "gpt_oss") return gpt_oss_naming();
+  if (type == "dbrx") return dbrx_naming();
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

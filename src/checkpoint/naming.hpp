@@ -29,8 +29,10 @@ enum class Buffers { none, gpt2_masks, neox_masks, tied_head_copy, stored_extras
 
 // How a family stores routed experts: one tensor per expert and projection (none), or one
 // tensor per projection holding them all, gate and up fused in gate_up_proj, as gpt-oss does
-// ([E, in, out]) or as Qwen3.5-MoE does ([E, out, in], nn.Linear's order).
-enum class StackedExperts { none, in_out, out_in };
+// ([E, in, out]) or as Qwen3.5-MoE does ([E, out, in], nn.Linear's order); or, as DBRX does,
+// one 2-D tensor per projection, gate, up and down apart, each [E x intermediate, hidden] (the
+// down projection's per-expert [H, I] stored transposed), a bare nn.Parameter.
+enum class StackedExperts { none, in_out, out_in, rows_2d };
 
 // How a family stores a full-width QK-norm (one weight per head): as one vector (flat), as a
 // [heads, head_dim] matrix (Cohere's CohereLayerNorm((heads, head_dim))), or as one bias-free

@@ -53,13 +53,13 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
                             model.model_type == "deberta-v2" || model.model_type == "modernbert" ||
                             model.model_type == "mpnet";
   // tensor_count counts routed experts one tensor per expert and projection; gpt-oss,
-  // Qwen3.5-MoE, Qwen3-VL-MoE, Llama 4 and Granite's MoE stack them (their counts are checked by
-  // hand in checkpoint_names_test.cpp, qwen3_5_names_test.cpp, vlm_names_test.cpp and
-  // ssm_moe_vlm_names_test.cpp).
+  // Qwen3.5-MoE, Qwen3-VL-MoE, Llama 4, Granite's MoE and DBRX stack them (their counts are
+  // checked by hand in checkpoint_names_test.cpp, qwen3_5_names_test.cpp, vlm_names_test.cpp,
+  // ssm_moe_vlm_names_test.cpp and wrapper_names_test.cpp).
   const bool stacked_experts = model.model_type == "gpt_oss" || model.model_type == "qwen3_5_moe" ||
                                model.model_type == "qwen3_vl_moe" || model.model_type == "llama4" ||
                                model.model_type == "granitemoe" ||
-                               model.model_type == "granitemoehybrid";
+                               model.model_type == "granitemoehybrid" || model.model_type == "dbrx";
   if (!model.quantization && !biased_heads && !stacked_experts) {
     CHECK(tensors == trace::layout::tensor_count(model));
   }
@@ -96,8 +96,9 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // (1), codegen (1) and gpt_neo (2); 176 with granitemoehybrid's dense and expert-free hybrid
   // fixtures (5), bamba (1), jamba (3), mamba (1), mamba2 (1) and bailing_moe (3); 179 with
   // Granite's stacked MoE experts (granite-3.1-1b-a400m, granite-4.0-h-tiny, -h-small); 181
-  // with pixtral-12b's Pixtral tower in the llava naming (1) and Aya Vision (1).
-  CHECK(complete >= 181);
+  // with pixtral-12b's Pixtral tower in the llava naming (1) and Aya Vision (1); 182 with DBRX
+  // (1).
+  CHECK(complete >= 182);
   // Every bundled model but DeepSeek-V4-Flash (its names are not modelled) is complete; Llama 4
   // Scout since its naming.
   CHECK(catalog_complete >= 23);

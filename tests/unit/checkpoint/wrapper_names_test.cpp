@@ -82,3 +82,29 @@ TEST_CASE("Aya Vision: a SigLIP tower and a pixel-shuffle projector beside Comma
   // post_layernorm 2 = 437; projector 6: 701.
   CHECK(inventory.tensors.size() == 701);
 }
+
+TEST_CASE("DBRX: transformer.blocks.N with every expert of a projection in one 2-D tensor",
+          "[checkpoint][names]") {
+  // modeling_dbrx.py: d_model 6144, 40 blocks, 48 heads x 128 with kv_n_heads 8, so Wqkv is
+  // [6144 + 2 x 8 x 128 = 8192, 6144]; bias-free LayerNorms norm_1 / norm_2 (weight only);
+  // router.layer [16, 6144]; DbrxExpertGLU's w1, v1, w2 bare nn.Parameters of shape
+  // [16 x 10752 = 172032, 6144] each; transformer.wte and the untied lm_head [100352, 6144].
+  const Inventory inventory = fixture_inventory("databricks--dbrx-instruct.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "transformer.wte.weight", {100352, 6144});
+  check_tensor(inventory, "transformer.blocks.39.norm_attn_norm.attn.Wqkv.weight", {8192, 6144});
+  check_tensor(inventory, "transformer.blocks.0.norm_attn_norm.norm_1.weight", {6144});
+  check_absent(inventory, "transformer.blocks.0.norm_attn_norm.norm_1.bias");
+  check_tensor(inventory, "transformer.blocks.0.ffn.router.layer.weight", {16, 6144});
+  check_tensor(inventory, "transformer.blocks.0.ffn.experts.mlp.w1", {172032, 6144});
+  check_tensor(inventory, "transformer.blocks.0.ffn.experts.mlp.v1", {172032, 6144});
+  check_tensor(inventory, "transformer.blocks.39.ffn.experts.mlp.w2", {172032, 6144});
+  check_absent(inventory, "transformer.blocks.0.ffn.experts.mlp.w1.weight");
+  check_tensor(inventory, "lm_head.weight", {100352, 6144});
+  // 40 blocks x 8 (norm_1, Wqkv, out_proj, norm_2, router, w1, v1, w2) + wte, norm_f, lm_head =
+  // 323 (llama.cpp's dbrx-instruct GGUF count). Parameters: per block 2 x 6144 + 8192 x 6144 +
+  // 6144 x 6144 + 16 x 6144 + 3 x 172032 x 6144 = 3,259,084,800; x 40 = 130,363,392,000; plus
+  // 2 x 100352 x 6144 + 6144 = 1,233,131,520: 131,596,523,520 (SOURCES-phimoe-dbrx.md).
+  CHECK(inventory.tensors.size() == 323);
+  CHECK(inventory_params(inventory) == 131'596'523'520);
+}
