@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 
 #include "../estimate/checkpoint_layout.hpp"
@@ -395,7 +394,7 @@ class Builder {
 
   // A per-layer StoredExtra ("transformer.h.*.attn.causal_mask"): one buffer in every layer of
   // the main stack, or in each global-attention layer when it counts those (GPT-Neo's masks);
-  // a scalar (masked_bias, Apertus's xIELU beta / eps) or a square causal mask [1, 1, n, n].
+  // a scalar (masked_bias, Apertus's xIELU beta / eps) or a causal mask at the family's shape.
   void emit_layer_buffers(const StoredExtra& extra, std::string_view dtype) {
     const Stack* main = main_stack();
     std::vector<std::size_t> layers;
@@ -406,13 +405,10 @@ class Builder {
         if (main->blocks[i].attention.sliding_window == 0) layers.push_back(i);
       }
     }
-    // The mask's side: the integer square root, without a loop over every position.
-    std::int64_t side =
-        static_cast<std::int64_t>(std::sqrt(static_cast<double>(extra.elements_each)));
-    while (side > 0 && side > extra.elements_each / side) --side;
-    while (side + 1 <= extra.elements_each / (side + 1)) ++side;
-    if (static_cast<std::int64_t>(layers.size()) != extra.count ||
-        (extra.elements_each != 1 && side * side != extra.elements_each)) {
+    // The family gives a mask's shape; a one-element tensor is a scalar.
+    std::int64_t shaped = 1;
+    for (const std::int64_t dim : extra.shape) shaped = checked_mul(shaped, dim, "a stored tensor");
+    if (static_cast<std::int64_t>(layers.size()) != extra.count || shaped != extra.elements_each) {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
       return;
     }
@@ -420,10 +416,7 @@ class Builder {
     const std::string head = extra.name.substr(0, star + 1);
     const std::string tail = extra.name.substr(star + 2);
     for (const std::size_t i : layers) {
-      add_buffer(fmt::format("{}{}{}", head, i, tail),
-                 extra.elements_each == 1 ? std::vector<std::int64_t>{}
-                                          : std::vector<std::int64_t>{1, 1, side, side},
-                 dtype);
+      add_buffer(fmt::format("{}{}{}", head, i, tail), extra.shape, dtype);
     }
   }
 

@@ -157,21 +157,31 @@ std::vector<Rename> bert_layer_renames(Rename under_root) {
           under_root};
 }
 
+// The encoders that kept BERT's module names under their own root: embeddings.{word,
+// position, token_type}_embeddings, encoder.layer.N with bert_layer_renames, one extra module
+// (`under_root`) moved under the root, the stored buffers of their description.
+Naming bert_style_naming(std::string_view label, std::string_view root, Rename under_root) {
+  return {.label = label,
+          .root = root,
+          .embedding = "embeddings.word_embeddings",
+          .renames = bert_layer_renames(under_root),
+          .layers = "encoder.layer",
+          .positions = "embeddings.position_embeddings",
+          .token_types = "embeddings.token_type_embeddings",
+          .buffers = Buffers::stored_extras};
+}
+
 // modeling_bert.py BertForPreTraining, as Google's uploads store it: bert.embeddings.*,
 // bert.encoder.layer.N.attention.self.{query,key,value}, attention.output.dense,
 // intermediate.dense, output.dense, bert.pooler.dense, cls.*; LayerNorms as gamma/beta (the TF
 // names kept). The Builder spells them weight/bias for the other classes (below), and lists
 // the position_ids buffer uploads saved by transformers < 4.31 hold.
 Naming bert_naming() {
-  return {.label = "BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
-          .root = "bert.",
-          .embedding = "embeddings.word_embeddings",
-          .renames = bert_layer_renames({"", "pooler.", "bert.pooler."}),
-          .layers = "encoder.layer",
-          .positions = "embeddings.position_embeddings",
-          .token_types = "embeddings.token_type_embeddings",
-          .gamma_beta = true,
-          .buffers = Buffers::stored_extras};
+  Naming naming =
+      bert_style_naming("BERT (bert.encoder.layer.N, attention.self.query, LayerNorm gamma/beta)",
+                        "bert.", {"", "pooler.", "bert.pooler."});
+  naming.gamma_beta = true;
+  return naming;
 }
 
 // modeling_roberta.py (modeling_xlm_roberta.py and modeling_camembert.py copy it), as
@@ -182,15 +192,11 @@ Naming bert_naming() {
 // roberta.pooler where the upload holds one, and the position_ids buffer uploads saved by
 // transformers < 4.31 hold (roberta-base does, xlm-roberta-base does not).
 Naming roberta_naming() {
-  return {.label = "RoBERTa (roberta.encoder.layer.N, attention.self.query, lm_head.*)",
-          .root = "roberta.",
-          .embedding = "embeddings.word_embeddings",
-          .renames = bert_layer_renames({"", "pooler.", "roberta.pooler."}),
-          .layers = "encoder.layer",
-          .positions = "embeddings.position_embeddings",
-          .token_types = "embeddings.token_type_embeddings",
-          .encoder_heads = true,
-          .buffers = Buffers::stored_extras};
+  Naming naming =
+      bert_style_naming("RoBERTa (roberta.encoder.layer.N, attention.self.query, lm_head.*)",
+                        "roberta.", {"", "pooler.", "roberta.pooler."});
+  naming.encoder_heads = true;
+  return naming;
 }
 
 // modeling_electra.py, as google/electra-* store it: BERT's layer names under electra.*,
@@ -200,15 +206,11 @@ Naming roberta_naming() {
 // base and large discriminators also store an embeddings_project nothing builds (transformers
 // #7530): a buffer here, as the description does not count it.
 Naming electra_naming() {
-  return {.label = "ELECTRA (electra.encoder.layer.N, attention.self.query, *_predictions)",
-          .root = "electra.",
-          .embedding = "embeddings.word_embeddings",
-          .renames = bert_layer_renames({"", "embeddings_project.", "electra.embeddings_project."}),
-          .layers = "encoder.layer",
-          .positions = "embeddings.position_embeddings",
-          .token_types = "embeddings.token_type_embeddings",
-          .encoder_heads = true,
-          .buffers = Buffers::stored_extras};
+  Naming naming =
+      bert_style_naming("ELECTRA (electra.encoder.layer.N, attention.self.query, *_predictions)",
+                        "electra.", {"", "embeddings_project.", "electra.embeddings_project."});
+  naming.encoder_heads = true;
+  return naming;
 }
 
 // modeling_distilbert.py, as distilbert/distilbert-base-* store it: distilbert.embeddings.

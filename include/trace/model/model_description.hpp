@@ -299,6 +299,9 @@ struct StoredExtra {
   std::string dtype;               ///< as stored, e.g. "F32"
   bool certain = false;            ///< false: only some uploads of this family store it
   std::string note;
+  /// Each tensor's stored shape where the family knows it (a causal mask's [1, 1, n, n]); empty:
+  /// a scalar where it holds one element, else the tensor inventory reads it from the name.
+  std::vector<std::int64_t> shape{};
 };
 
 /// How the checkpoint stores its weights, from config.json's quantization_config.

@@ -61,11 +61,15 @@ ModelDescription build_codegen(const ConfigReader& config) {
   // unused transformer.h.N.attn.causal_mask tensors; Salesforce's jaxformer-to-HF converter also
   // writes a masked_bias scalar per layer.
   const std::int64_t positions = model.max_position_embeddings;
-  model.stored_extras.push_back(
-      StoredExtra{"transformer.h.*.attn.causal_mask", layers,
-                  checked_mul(positions, positions, "the mask size"), "BOOL", false,
-                  "causal-mask buffers (1 x 1 x n_positions^2) in the Salesforce .bin uploads; "
-                  "not parameters"});
+  StoredExtra masks{"transformer.h.*.attn.causal_mask",
+                    layers,
+                    checked_mul(positions, positions, "the mask size"),
+                    "BOOL",
+                    false,
+                    "causal-mask buffers (1 x 1 x n_positions^2) in the Salesforce .bin uploads; "
+                    "not parameters"};
+  masks.shape = {1, 1, positions, positions};
+  model.stored_extras.push_back(std::move(masks));
   model.stored_extras.push_back(StoredExtra{
       "transformer.h.*.attn.masked_bias", layers, 1, safetensors_dtype(model.torch_dtype), false,
       "-1e9 scalar written by Salesforce's jaxformer converter (CodeGen2 era); not a parameter"});

@@ -116,11 +116,16 @@ ModelDescription build_gpt_neo(const ConfigReader& config) {
   // persistent uint8 causal mask (local layers built theirs on the fly): model.safetensors is
   // 526 MB against 501 MB of F32 parameters for gpt-neo-125m, six 2048 x 2048 masks.
   if (global_layers > 0) {
-    model.stored_extras.push_back(StoredExtra{
-        "transformer.h.*.attn.attention.bias", global_layers,
-        checked_mul(positions, positions, "the GPT-Neo mask size"), "U8", false,
+    StoredExtra masks{
+        "transformer.h.*.attn.attention.bias",
+        global_layers,
+        checked_mul(positions, positions, "the GPT-Neo mask size"),
+        "U8",
+        false,
         "causal-mask buffers (1 x 1 x max_positions^2) of the global layers in checkpoints saved "
-        "by transformers 4.5 (the EleutherAI uploads); not parameters"});
+        "by transformers 4.5 (the EleutherAI uploads); not parameters"};
+    masks.shape = {1, 1, positions, positions};
+    model.stored_extras.push_back(std::move(masks));
   }
   model.stored_extras.push_back(
       StoredExtra{"transformer.h.*.attn.attention.masked_bias", layers, 1, "F32", false,

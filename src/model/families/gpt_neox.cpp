@@ -84,11 +84,16 @@ ModelDescription build_gptj(const ConfigReader& config) {
   stack.final_norm = layer_norm("ln_f", hidden);
   model.stacks.push_back(std::move(stack));
   const std::int64_t positions = std::max<std::int64_t>(model.max_position_embeddings, 1);
-  model.stored_extras.push_back(StoredExtra{
-      "transformer.h.*.attn.bias", layers, checked_mul(positions, positions, "the mask size"),
-      "BOOL", false,
+  StoredExtra masks{
+      "transformer.h.*.attn.bias",
+      layers,
+      checked_mul(positions, positions, "the mask size"),
+      "BOOL",
+      false,
       "causal-mask buffers in the original GPT-J .bin checkpoint (with a masked_bias scalar); "
-      "not parameters"});
+      "not parameters"};
+  masks.shape = {1, 1, positions, positions};
+  model.stored_extras.push_back(std::move(masks));
   return model;
 }
 
