@@ -101,7 +101,9 @@ struct PlanOptions {
   std::string ep = "off";
   bool cpu_offload = false;
   bool no_sync = false;
-  std::optional<std::int64_t> reduce_bucket_size;  ///< ZeRO-1/2's reduce_bucket_size (values)
+  /// DeepSpeed's reduce_bucket_size (values, or "auto")
+  std::optional<std::string> reduce_bucket_size;
+  std::optional<std::int64_t> sub_group_size;  ///< DeepSpeed ZeRO-3's sub_group_size (values)
   bool overlap_comm = false;
   bool grad_as_bucket_view = false;
   bool frozen_in_flat_params = false;
@@ -494,9 +496,17 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                "(FSDP's no_sync: Lightning Fabric, Accelerate), so every GPU holds the whole "
                "model's unsharded gradients");
   app.add_option("--reduce-bucket-size", options.reduce_bucket_size,
-                 "with --strategy zero1 or zero2: DeepSpeed's reduce_bucket_size, the gradient "
-                 "elements reduced at a time (default 5e8, DeepSpeed's; Hugging Face's "
-                 "\"auto\" is hidden_size squared)")
+                 "with --strategy zero1, zero2 or zero3: DeepSpeed's reduce_bucket_size, the "
+                 "gradient elements reduced at a time (default 5e8, DeepSpeed's), or auto "
+                 "(Hugging Face's \"auto\": hidden_size squared)")
+      ->transform(CLI::Validator(
+          [count = decimal_count()](std::string& input) {
+            return input == "auto" ? std::string() : count(input);
+          },
+          "N[k|M|B|T|eX]|auto"));
+  app.add_option("--sub-group-size", options.sub_group_size,
+                 "with --strategy zero3: DeepSpeed's sub_group_size, the partition's values the "
+                 "optimizer step casts to fp32 and updates at a time (default 1e9, DeepSpeed's)")
       ->transform(decimal_count());
   app.add_flag("--overlap-comm", options.overlap_comm,
                "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
@@ -727,20 +737,42 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   }
   job.root_unit_gathered = fsdp && !options.shard_embeddings;
   job.fsdp = fsdp;
-  // DeepSpeed's buckets: ZeRO-1 and ZeRO-2 reduce through them. overlap_comm under ZeRO-1 also
-  // reduces in backward, a layout trace does not model.
-  if (options.reduce_bucket_size && job.sharding != Sharding::zero1 &&
-      job.sharding != Sharding::zero2) {
+  // DeepSpeed's buckets: ZeRO-1, 2 and 3 reduce through them. overlap_comm under ZeRO-1 also
+  // reduces in backward, a layout trace does not model; under ZeRO-3 it adds no bucket.
+  const bool deepspeed = job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
+                         (job.sharding == Sharding::zero3 && !fsdp);
+  if (options.reduce_bucket_size && !deepspeed) {
     throw ConfigError(
-        "--reduce-bucket-size needs --strategy zero1 or zero2 (it sets DeepSpeed's gradient "
-        "buckets)");
+        "--reduce-bucket-size needs --strategy zero1, zero2 or zero3 (it sets DeepSpeed's "
+        "gradient buckets)");
+  }
+  if (options.sub_group_size && !(job.sharding == Sharding::zero3 && !fsdp)) {
+    throw ConfigError(
+        "--sub-group-size needs --strategy zero3 (it sets DeepSpeed ZeRO-3's optimizer step)");
   }
   if (options.overlap_comm && job.sharding != Sharding::zero2) {
     throw ConfigError(
         "--overlap-comm needs --strategy zero2 (it sets DeepSpeed ZeRO-2's gradient buckets; "
         "under ZeRO-1 it reduces in backward, which trace does not model)");
   }
-  if (options.reduce_bucket_size) job.zero_reduce_bucket = *options.reduce_bucket_size;
+  if (options.reduce_bucket_size) {
+    // "auto" is 0 to the estimator (hidden_size squared); a count must be at least 1.
+    const std::string& size = *options.reduce_bucket_size;
+    if (size == "auto") {
+      job.zero_reduce_bucket = 0;
+    } else if (size.empty() || size.size() > 18 ||
+               size.find_first_not_of("0123456789") != std::string::npos) {
+      throw ConfigError(fmt::format(
+          "--reduce-bucket-size: '{}' is not a count (e.g. 5e8, 500M, 200000000) or auto", size));
+    } else {
+      job.zero_reduce_bucket = std::stoll(size);
+      if (*job.zero_reduce_bucket < 1) {
+        throw ConfigError(fmt::format("--reduce-bucket-size = {} is out of range (1..{}, or auto)",
+                                      size, 1LL << 40));
+      }
+    }
+  }
+  if (options.sub_group_size) job.zero_sub_group_size = *options.sub_group_size;
   if (options.grad_as_bucket_view && job.sharding != Sharding::ddp) {
     throw ConfigError(
         "--grad-as-bucket-view needs --strategy ddp (it says how PyTorch DDP holds gradients)");

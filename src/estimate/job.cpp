@@ -82,7 +82,10 @@ void validate_job(const Job& job) {
                                   job.tp, job.pp));
   }
   check(job.grad_accum, 1LL << 20, "--grad-accum");
-  check(job.zero_reduce_bucket, 1LL << 40, "--reduce-bucket-size");
+  if (job.zero_reduce_bucket && *job.zero_reduce_bucket != 0) {
+    check(*job.zero_reduce_bucket, 1LL << 40, "--reduce-bucket-size");
+  }
+  check(job.zero_sub_group_size, 1LL << 40, "--sub-group-size");
   if (job.preference != Preference::none && job.mode == JobMode::serve) {
     throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
   }
@@ -105,6 +108,15 @@ void validate_job(const Job& job) {
 
 const char* data_parallel_label(const Job& job) {
   return job.root_unit_gathered ? "FSDP" : "ZeRO-3";
+}
+
+bool deepspeed_zero3(const Job& job) {
+  return job.sharding == Sharding::zero3 && !job.fsdp && !job.root_unit_gathered;
+}
+
+std::int64_t reduce_bucket_values(const Job& job) {
+  if (job.zero_reduce_bucket) return *job.zero_reduce_bucket;
+  return deepspeed_zero3(job) ? 0 : 500'000'000;
 }
 
 std::string describe_training(const Job& job) {
@@ -234,7 +246,9 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
         strategy = "megatron";
         break;
       case Sharding::zero2: strategy = "zero2"; break;
-      case Sharding::zero3: strategy = job.root_unit_gathered ? "fsdp" : "zero3"; break;
+      case Sharding::zero3:
+        strategy = deepspeed_zero3(job) ? "zero3" : "fsdp";
+        break;
     }
     std::string split = fmt::format("{} GPU{}", job.gpus, job.gpus == 1 ? "" : "s");
     // A serve job shards nothing across replicas: it names them instead of a training strategy.
@@ -244,13 +258,19 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
       if (replicas > 1) split += fmt::format(" {} replicas", replicas);
     }
     if (*strategy != '\0') split += fmt::format(" {}", strategy);
-    // DeepSpeed's reduce buckets, a term of ZeRO-1/2's gradients (docs/memory.md)
-    if ((job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) &&
+    // DeepSpeed's reduce buckets, a term of its gradients (docs/memory.md)
+    if ((job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
+         deepspeed_zero3(job)) &&
         job.mode != JobMode::serve) {
-      const std::int64_t b = job.zero_reduce_bucket;
-      split += b % 1'000'000 == 0 ? fmt::format(" bucket {}M", b / 1'000'000)
-                                  : fmt::format(" bucket {}", b);
-      if (job.zero_overlap_comm) split += " x2";
+      const std::int64_t b = reduce_bucket_values(job);
+      split += b == 0               ? std::string(" bucket auto")
+               : b % 1'000'000 == 0 ? fmt::format(" bucket {}M", b / 1'000'000)
+                                    : fmt::format(" bucket {}", b);
+      if (job.zero_overlap_comm && job.sharding == Sharding::zero2) split += " x2";
+    }
+    if (deepspeed_zero3(job) && job.mode != JobMode::serve &&
+        job.zero_sub_group_size != 1'000'000'000) {
+      split += fmt::format(" sub-group {}", job.zero_sub_group_size);
     }
     if (job.sharding == Sharding::ddp && !job.ddp_bucket_copy && job.mode != JobMode::serve)
       split += " no bucket copy";

@@ -414,7 +414,7 @@ void JobPass::activations_and_logits() {
     b.weights -= copies - forward_copies;
   }
   const std::int64_t held = checked_add(forward, forward_copies);
-  // DeepSpeed ZeRO-1/2's step holds gradients of its own (zero_step_gradients); its optimizer
+  // DeepSpeed ZeRO's step holds gradients of its own (zero_step_gradients); its optimizer
   // temporary is weighed with them below.
   const bool zero_step = zero_step_gradients > 0;
   const std::int64_t optimizer_excess = !zero_step && step_temporary >= embedding_buffer
@@ -425,12 +425,17 @@ void JobPass::activations_and_logits() {
     // Backward holds the gradients counted so far beside the activations and logits; the step
     // holds its own after them: the flattened partitions, then the fp32 partition beside the
     // optimizer's temporary. The gradients count what the larger phase needs (docs/memory.md,
-    // "ZeRO-1 and ZeRO-2's gradients").
+    // "DeepSpeed's gradients").
     if (embedding_buffer > 0) {
       b.gradients = checked_add(b.gradients, std::max<std::int64_t>(0, embedding_buffer - held));
     }
+    const std::int64_t sub_group_temporary =
+        zero_step_sub_group > 0
+            ? std::min(step_temporary,
+                       checked_mul(zero_step_sub_group, bytes.state, "the optimizer"))
+            : step_temporary;
     const std::int64_t step =
-        std::max(zero_step_gradients, checked_add(zero_step_fp32, step_temporary));
+        std::max(zero_step_gradients, checked_add(zero_step_fp32, sub_group_temporary));
     b.gradients = std::max(b.gradients, step - held);
   } else if (job.gradients_freed && job.grad_accum == 1 && !job.optimizer_in_backward) {
     // Gradients freed after each step (zero_grad(set_to_none=True)) and not accumulated: the

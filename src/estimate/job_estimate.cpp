@@ -514,13 +514,21 @@ void JobPass::shard_training_state() {
       split(b.gradients, (job.sharding == Sharding::zero2 || job.sharding == Sharding::zero3) &&
                              !unsharded_gradients);
   b.optimizer = split(b.optimizer, zero);
-  if (job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2) {
-    // DeepSpeed ZeRO-1/2 (stage_1_and_2.py; docs/memory.md, "ZeRO-1 and ZeRO-2's gradients").
-    // Gradients reach the optimizer through a reduce bucket (two with overlap_comm), allocated
-    // whole whatever the model's size (setup_buckets): LoRA's few gradients count it too.
+  // DeepSpeed's ZeRO (docs/memory.md, "DeepSpeed's gradients"): ZeRO-1/2 (stage_1_and_2.py)
+  // and ZeRO-3 (stage3.py; `zero3` without `fsdp`) reduce the gradients through a bucket and
+  // keep this rank's partition in the half-precision dtype, which the step casts to fp32.
+  const bool stage3 = deepspeed_zero3(job);
+  if (job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 || stage3) {
+    // The bucket (two under ZeRO-2 with overlap_comm; ZeRO-3 keeps one per dtype) is allocated
+    // whole whatever the model's size (setup_buckets; stage 3 at init): LoRA's few gradients
+    // count it too. Hugging Face's "auto" fills in hidden_size squared.
     const std::int64_t half_bytes = bytes.half_copy > 0 ? bytes.half_copy : bytes.gradient;
+    const std::int64_t bucket_values =
+        reduce_bucket_values(job) > 0
+            ? reduce_bucket_values(job)
+            : checked_mul(model.hidden_size, model.hidden_size, "the gradients");
     const std::int64_t buckets = checked_product(
-        {job.zero_reduce_bucket, half_bytes, job.zero_overlap_comm ? 2 : 1}, "the gradients");
+        {bucket_values, half_bytes, job.zero_overlap_comm && !stage3 ? 2 : 1}, "the gradients");
     if (lora) {
       b.gradients = checked_add(b.gradients, buckets);
     } else if (job.sharding == Sharding::zero1 || !unsharded_gradients) {
@@ -528,19 +536,34 @@ void JobPass::shard_training_state() {
       // step. The step (step()) runs after backward, when no activation or logit is left: the
       // gradient norm (get_grad_norm_direct) reads each gradient of the partition as an fp64
       // copy, one at a time, the largest parameter's at most; then the partition is flattened
-      // (torch.cat, a second half-precision copy) and cast to fp32 beside it; then the
-      // half-precision gradients are freed and the optimizer runs on the fp32 partition.
-      // Offloaded, the partitions live on the host and the fp64 copies are made in backward
-      // (set_norm_for_param_grad_in_gpu).
+      // (torch.cat, a second half-precision copy) and cast to fp32 beside it. ZeRO-1/2 then
+      // free the half-precision gradients and run the optimizer on the fp32 partition; ZeRO-3
+      // keeps its half-precision partition (grad_partitions_flat_buffer, allocated once) and
+      // flattens, casts and steps one sub-group (sub_group_size values) at a time, freeing each
+      // fp32 copy before the next. Offloaded, the partitions live on the host and the fp64
+      // copies are made in backward (set_norm_for_param_grad_in_gpu).
       const std::int64_t partition_values = split(trainable, true);
       const std::int64_t partition_half =
           checked_mul(partition_values, half_bytes, "the gradients");
-      const std::int64_t fp32_partition =
-          bytes.half_copy > 0 ? checked_mul(partition_values, bytes.gradient, "the gradients") : 0;
       const std::int64_t largest =
           ceil_div(std::max(largest_layer_linear(), vocab_matrix(model)), job.tp);
-      const std::int64_t norm_copy =
-          checked_mul(std::min(largest, partition_values), 8, "the gradients");
+      // ZeRO-3 partitions each parameter over the ranks; ZeRO-1/2 the flat gradients, where a
+      // parameter may fall whole in one rank's partition.
+      const std::int64_t largest_in_partition =
+          std::min(stage3 ? ceil_div(largest, dp) : largest, partition_values);
+      // A sub-group closes when it reaches sub_group_size: it may pass it by one parameter.
+      const std::int64_t step_values =
+          stage3 ? std::min(partition_values,
+                            checked_add(job.zero_sub_group_size, largest_in_partition))
+                 : partition_values;
+      const std::int64_t step_half = checked_mul(step_values, half_bytes, "the gradients");
+      const std::int64_t step_fp32 =
+          bytes.half_copy > 0 ? checked_mul(step_values, bytes.gradient, "the gradients") : 0;
+      const std::int64_t norm_copy = checked_mul(largest_in_partition, 8, "the gradients");
+      // What backward has in flight beside the partition: the bucket and (ZeRO-2, ZeRO-3) the
+      // gradient autograd has just made, whole, the largest parameter's at most.
+      const std::int64_t in_flight =
+          checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
       if (job.sharding == Sharding::zero1) {
         // ZeRO-1: backward leaves every gradient whole until the epilogue reduces them through
         // the bucket. (Megatron's distributed optimizer, `megatron`, keeps its fp32 main
@@ -549,21 +572,22 @@ void JobPass::shard_training_state() {
             split(checked_mul(trainable, half_bytes, "the gradients"), false);
         const std::int64_t held = checked_add(whole, buckets);
         b.gradients = job.cpu_offload ? checked_add(held, norm_copy) : held;
+      } else if (job.cpu_offload) {
+        // (ZeRO-3 takes each partition's norm before moving it: no copy of it.)
+        b.gradients = stage3 ? in_flight : checked_add(in_flight, norm_copy);
       } else {
-        // ZeRO-2: a hook copies each gradient into the bucket as autograd makes it, the full
-        // bucket is reduced, and only the partition (grads_in_partition) is kept. In flight
-        // beside it: the bucket and the gradient just made, the largest parameter's at most.
-        const std::int64_t in_flight =
-            checked_add(buckets, checked_mul(largest, half_bytes, "the gradients"));
-        b.gradients = job.cpu_offload ? checked_add(in_flight, norm_copy)
-                                      : checked_add(partition_half, in_flight);
+        // ZeRO-2 and 3: a hook copies each gradient into the bucket as autograd makes it, the
+        // full bucket is reduced, and only this rank's partition is kept.
+        b.gradients = checked_add(partition_half, in_flight);
       }
       if (!job.cpu_offload) {
-        // The step's phase (job_activations.cpp weighs it against backward's).
-        zero_step_gradients =
-            std::max(checked_add(partition_half, norm_copy),
-                     checked_add(checked_mul(partition_half, 2, "the gradients"), fp32_partition));
-        zero_step_fp32 = fp32_partition;
+        // The step's phase (job_activations.cpp weighs it against backward's). ZeRO-3's
+        // partition and bucket stay allocated through it.
+        const std::int64_t kept = stage3 ? checked_add(buckets, partition_half) : 0;
+        zero_step_gradients = checked_add(stage3 ? kept : partition_half,
+                                          std::max(norm_copy, checked_add(step_half, step_fp32)));
+        zero_step_fp32 = checked_add(kept, step_fp32);
+        if (stage3) zero_step_sub_group = step_values;
       }
     }
   }
@@ -611,7 +635,7 @@ void JobPass::shard_training_state() {
     b.optimizer = 0;
     master = 0;  // the optimizer's fp32 copy lives beside its states on the CPU
     // (inside no_sync the gradients stay on the GPU until the last micro-batch: FSDP's docs)
-    if (job.sharding == Sharding::zero3 && !unsharded_gradients)
+    if (job.sharding == Sharding::zero3 && !stage3 && !unsharded_gradients)
       b.gradients = ceil_div(b.gradients, 8);
   }
   b.weights = checked_add(b.weights, master);

@@ -134,11 +134,14 @@ struct JobPass {
   std::int64_t trainable = 0;
   std::int64_t master = 0;    // mixed-precision fp32 master weights (full fine-tune)
   std::int64_t factored = 0;  // Adafactor's state elements
-  // DeepSpeed ZeRO-1/2 on the GPU (set by shard_training_state): the gradient bytes its
-  // optimizer step holds, and of them the fp32 partition the optimizer then runs on beside its
-  // temporary; both after backward, when no activation or logit is left. 0: no such phase.
+  // DeepSpeed's ZeRO on the GPU (set by shard_training_state): the gradient bytes its
+  // optimizer step holds, and of them what is held while the optimizer runs on the fp32
+  // partition beside its temporary; both after backward, when no activation or logit is left.
+  // 0: no such phase. ZeRO-3 steps one sub-group at a time: its values (0: the whole
+  // partition), which bound the optimizer's temporary.
   std::int64_t zero_step_gradients = 0;
   std::int64_t zero_step_fp32 = 0;
+  std::int64_t zero_step_sub_group = 0;
 };
 
 }  // namespace trace

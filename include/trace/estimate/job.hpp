@@ -225,10 +225,14 @@ struct Job {
   /// Accelerate's default with FSDP): no reduce-scatter until the last one, so with
   /// grad_accum > 1 every GPU holds the whole model's unsharded gradients.
   bool accumulate_unsharded = false;
-  /// DeepSpeed ZeRO-1/2's reduce bucket (its `reduce_bucket_size`, in elements; DeepSpeed's
-  /// default 5e8): the gradients are copied into a bucket of this size and reduced when it is
-  /// full, keeping only this rank's partition (docs/memory.md, "ZeRO-1 and ZeRO-2's gradients").
-  std::int64_t zero_reduce_bucket = 500'000'000;
+  /// DeepSpeed's reduce bucket (its `reduce_bucket_size`, in elements; 0: Hugging Face's
+  /// "auto", hidden_size squared): the gradients are copied into a bucket of this size and
+  /// reduced when it is full, keeping only this rank's partition (docs/memory.md, "DeepSpeed's
+  /// gradients"). Unset: the stage's usual value, reduce_bucket_values().
+  std::optional<std::int64_t> zero_reduce_bucket;
+  /// DeepSpeed ZeRO-3's `sub_group_size` (elements; its default 1e9): the step flattens, casts
+  /// to fp32 and updates the partition this many values at a time.
+  std::int64_t zero_sub_group_size = 1'000'000'000;
   /// DeepSpeed's `overlap_comm` (off by default below ZeRO-3): a second bucket, filled while the
   /// first is reduced.
   bool zero_overlap_comm = false;
@@ -299,6 +303,16 @@ inline constexpr std::int64_t k_max_context_tokens = 1LL << 27;
 /// How the fit searches shard a job over more than one card, in words: "FSDP" when the job
 /// keeps FSDP's root unit gathered (root_unit_gathered), else "ZeRO-3".
 const char* data_parallel_label(const Job& job);
+
+/// Whether the job shards as DeepSpeed's ZeRO-3: `zero3` that is not PyTorch's FSDP (`fsdp`,
+/// or its root unit kept gathered).
+bool deepspeed_zero3(const Job& job);
+
+/// The reduce bucket a DeepSpeed job's gradients go through, in values (0: "auto", hidden_size
+/// squared): zero_reduce_bucket, else 5e8 under ZeRO-1/2 (DeepSpeed's default, LLaMA-Factory's
+/// ds_z2_config.json) and "auto" under ZeRO-3 (Hugging Face's stage-3 example, LLaMA-Factory's
+/// ds_z3_config.json, ms-swift's zero3.json).
+std::int64_t reduce_bucket_values(const Job& job);
 
 /// Whether zero_grad(set_to_none=True) frees the gradients between steps by default: one GPU
 /// or PyTorch FSDP (`fsdp`), no tensor or pipeline parallelism (DDP's buckets, DeepSpeed's and

@@ -481,11 +481,11 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
     refused_spelling[refused_spelling.size() - 2] = bad;
     CHECK(run(refused_spelling).exit_code == trace::cli::k_exit_bad_input);
   }
-  // they set ZeRO-2's buckets: under another strategy, or out of range, they are bad input
-  args[7] = "zero3";
+  // they set DeepSpeed's buckets: under another strategy, or out of range, they are bad input
+  args[7] = "fsdp";
   CliResult refused = run(args);
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
-  CHECK(refused.err.find("--reduce-bucket-size needs --strategy zero1 or zero2") !=
+  CHECK(refused.err.find("--reduce-bucket-size needs --strategy zero1, zero2 or zero3") !=
         std::string::npos);
   // under ZeRO-1, overlap_comm reduces in backward: not modelled, so refused
   refused =
@@ -507,6 +507,48 @@ TEST_CASE("options --reduce-bucket-size and --overlap-comm: ZeRO-2's gradient bu
                  "--reduce-bucket-size", "0"});
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
   CHECK(refused.err.find("--reduce-bucket-size = 0 is out of range") != std::string::npos);
+}
+
+TEST_CASE("options --reduce-bucket-size and --sub-group-size under DeepSpeed's ZeRO-3",
+          "[cli][json]") {
+  // Llama-3.1-8B's full fine-tune on 8 GPUs under ZeRO-3: this rank's bf16 partition, an eighth
+  // of 8,030,261,248 gradients, 2,007,565,312 bytes; the bucket, Hugging Face's "auto" by
+  // default (4,096 x 4,096 values, 33,554,432 bytes); the head's gradient in flight
+  // (525,336,576 values, 1,050,673,152 bytes): 3,091,792,896 in backward.
+  std::vector<std::string> args = {k_llama,  "--json", "--mode",     "full",
+                                   "--gpus", "8",      "--strategy", "zero3"};
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 3'091'792'896LL);
+  std::vector<std::string> auto_bucket = args;
+  auto_bucket.insert(auto_bucket.end(), {"--reduce-bucket-size", "auto"});
+  CHECK(run_json(auto_bucket)["estimate"]["breakdown"]["gradients"] == 3'091'792'896LL);
+  // DeepSpeed's own default, 5e8 values: 1,000,000,000 bytes in place of 33,554,432
+  std::vector<std::string> deepspeed_default = args;
+  deepspeed_default.insert(deepspeed_default.end(), {"--reduce-bucket-size", "5e8"});
+  CHECK(run_json(deepspeed_default)["estimate"]["breakdown"]["gradients"] == 4'058'238'464LL);
+  // One token: the step outweighs backward. The partition and bucket stay (2,041,119,744);
+  // the partition, one sub-group (1,003,782,656 values < 1e9 + a head's 65,667,072), is
+  // flattened (2,007,565,312) and cast to fp32 (4,015,130,624): 8,063,815,680 in all, which the
+  // gradients, activations and logits add up to.
+  args.insert(args.end(), {"--seq-len", "1"});
+  const nlohmann::json step = run_json(args)["estimate"]["breakdown"];
+  CHECK(step["gradients"].get<std::int64_t>() + step["activations"].get<std::int64_t>() +
+            step["logits"].get<std::int64_t>() ==
+        8'063'815'680LL);
+  // Sub-groups of 1e8 values (165,667,072 at most): 2,041,119,744 + 331,334,144 + 662,668,288
+  // = 3,035,122,176, below backward's 3,091,792,896, which is the gradients' again.
+  args.insert(args.end(), {"--sub-group-size", "1e8"});
+  CHECK(run_json(args)["estimate"]["breakdown"]["gradients"] == 3'091'792'896LL);
+  // ZeRO-3's own settings: refused elsewhere, and a bucket that is no count
+  CliResult refused = run(
+      {k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero2", "--sub-group-size", "1e8"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--sub-group-size needs --strategy zero3") != std::string::npos);
+  for (const char* bad : {"0", "-3", "abc", "12abc"}) {
+    refused = run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero3",
+                   "--reduce-bucket-size", bad});
+    CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+    CHECK(refused.err.find("--reduce-bucket-size") != std::string::npos);
+  }
 }
 
 TEST_CASE("a serve job refuses a training layout in --strategy", "[cli][json]") {

@@ -449,8 +449,15 @@ TEST_CASE("sharding divides the right terms", "[job]") {
     CHECK(estimate(lora).breakdown.gradients == 1'792 + 20'000);
     lora.sharding = trace::Sharding::zero1;
     CHECK(estimate(lora).breakdown.gradients == 7'168 + 20'000);
-    lora.sharding = trace::Sharding::zero3;  // not DeepSpeed's stage-1/2 buckets
+    // DeepSpeed's ZeRO-3 allocates its bucket at start too; PyTorch's FSDP has none
+    lora.sharding = trace::Sharding::zero3;
+    CHECK(estimate(lora).breakdown.gradients == 1'792 + 20'000);
+    // by default Hugging Face's "auto": hidden_size squared, 64 x 64 values, 8,192 bytes
+    lora.zero_reduce_bucket.reset();
+    CHECK(estimate(lora).breakdown.gradients == 1'792 + 8'192);
+    lora.fsdp = true;
     CHECK(estimate(lora).breakdown.gradients == 1'792);
+    lora.fsdp = false;
     // PyTorch DDP's buckets: a second copy of the trained gradients, 7,168 x 2
     lora.sharding = trace::Sharding::ddp;
     CHECK(estimate(lora).breakdown.gradients == 14'336);
@@ -493,6 +500,47 @@ TEST_CASE("sharding divides the right terms", "[job]") {
   CHECK(e.breakdown.activations == 2'048 * 256 * 2 / 2);
 }
 
+TEST_CASE("DeepSpeed's ZeRO-3 keeps a bf16 partition and steps it a sub-group at a time",
+          "[job][zero3]") {
+  // The tiny Llama's full fine-tune (bf16 mixed) over 4 GPUs under DeepSpeed's ZeRO-3: this
+  // rank's partition is 202,048 / 4 = 50,512 gradients, kept in bf16 (101,024 bytes) in a buffer
+  // allocated once. Beside it in backward: the reduce bucket, Hugging Face's "auto" by default
+  // (hidden_size squared: 64 x 64 = 4,096 values, 8,192 bytes), and the gradient autograd has
+  // just made, whole, the head's at most (64,000 values, 128,000 bytes): 237,216.
+  trace::Job job = full_job();
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero3;
+  job.foreach_step = false;  // a fused AdamW step: no temporary (DeepSpeed's FusedAdam)
+  CHECK(estimate(job).breakdown.gradients == 101'024 + 8'192 + 128'000);
+  // DeepSpeed's own 5e8-value default bucket, when given: 1,000,000,000 bytes instead
+  job.zero_reduce_bucket = 500'000'000;
+  CHECK(estimate(job).breakdown.gradients == 101'024 + 1'000'000'000 + 128'000);
+  job.zero_reduce_bucket.reset();
+  // The step comes after the activations and logits are freed; the partition and the bucket
+  // stay. One sub-group (sub_group_size 1e9 > 50,512) is flattened (101,024) and cast to fp32
+  // (202,048): 109,216 + 303,072 = 412,288 (the fp64 norm copy of a gradient's partition,
+  // 16,000 x 8 = 128,000, is less). At one token the forward held 4,096 bytes of activations
+  // and 12,000 of logits, so the step is the peak: the gradients count 412,288 - 16,096.
+  job.seq_len = 1;
+  job.batch = 1;
+  trace::JobEstimate e = estimate(job);
+  CHECK(e.breakdown.activations + e.breakdown.logits == 4'096 + 12'000);
+  CHECK(e.breakdown.gradients == 412'288 - 16'096);
+  // Sub-groups of 10,000 values close one parameter past it, 26,000 values here at most
+  // (a head's partition is 16,000): 52,000 + 104,000 beside the 109,216 kept, 265,216.
+  job.zero_sub_group_size = 10'000;
+  CHECK(estimate(job).breakdown.gradients == 265'216 - 16'096);
+  // A foreach AdamW step's temporary is one sub-group's fp32 state (26,000 x 4 = 104,000),
+  // not the partition's (202,048), beside the sub-group's fp32 gradients: 109,216 + 104,000 +
+  // 104,000 = 317,216.
+  job.foreach_step = true;
+  CHECK(estimate(job).breakdown.gradients == 317'216 - 16'096);
+  // PyTorch's FSDP holds fp32 gradient shards instead: 50,512 x 4
+  job.foreach_step = false;
+  job.fsdp = true;
+  CHECK(estimate(job).breakdown.gradients == 202'048);
+}
+
 TEST_CASE("pipeline stages hold the busiest stage's parameters", "[job][pp]") {
   // Two stages split the tiny Llama's 2 layers one each, as vLLM and Megatron split by count:
   // the first holds layer 0 (36,992) + the embedding and norms (64,000 + 64 = 64,064) =
@@ -526,6 +574,7 @@ TEST_CASE("FSDP: no_sync accumulation and frozen weights in flat parameters", "[
   job.precision = trace::Precision::bf16_pure;
   job.gpus = 4;
   job.sharding = trace::Sharding::zero3;
+  job.fsdp = true;
   CHECK(estimate(job).breakdown.gradients == k_params * 2 / 4);
   // no_sync with one micro-batch per step changes nothing ...
   job.accumulate_unsharded = true;
@@ -541,6 +590,7 @@ TEST_CASE("FSDP: no_sync accumulation and frozen weights in flat parameters", "[
   job = lora_qv_job();
   job.gpus = 2;
   job.sharding = trace::Sharding::zero3;
+  job.fsdp = true;
   CHECK(estimate(job).breakdown.gradients == 3'584 * 2 / 2);
   // Frozen and trainable weights in one flat parameter: its gradient spans the frozen
   // 202,048 too (bf16), sharded in two; unsharded under no_sync accumulation.
@@ -815,11 +865,26 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   job.grad_accum = 32;
   job.accumulate_unsharded = true;
   job.frozen_in_flat_params = true;
+  job.fsdp = true;  // PyTorch's FSDP (--shard-embeddings), not DeepSpeed's ZeRO-3
   CHECK(trace::describe_job(job) ==
         "lora r8 q,v, dropout 0.05, 1304 x 1 tokens, AdamW, bf16, checkpointing full, chunked "
-        "loss, fused norms, foreach step, 2 GPUs zero3, accum 32 no_sync, frozen grads");
-  job.root_unit_gathered = true;  // PyTorch's FSDP, not DeepSpeed's ZeRO-3
+        "loss, fused norms, foreach step, 2 GPUs fsdp, accum 32 no_sync, frozen grads");
+  job.root_unit_gathered = true;  // its root unit gathered too (the default)
   CHECK(trace::describe_job(job).find(", 2 GPUs fsdp, accum 32") != std::string::npos);
+  // DeepSpeed's ZeRO-3 names its reduce bucket: Hugging Face's "auto" unless one is given
+  {
+    trace::Job deepspeed = job;
+    deepspeed.fsdp = deepspeed.root_unit_gathered = false;
+    deepspeed.accumulate_unsharded = deepspeed.frozen_in_flat_params = false;
+    CHECK(trace::describe_job(deepspeed).ends_with(", 2 GPUs zero3 bucket auto, accum 32"));
+    deepspeed.zero_reduce_bucket = 500'000'000;
+    deepspeed.zero_sub_group_size = 100'000'000;
+    CHECK(trace::describe_job(deepspeed).ends_with(
+        ", 2 GPUs zero3 bucket 500M sub-group 100000000, accum 32"));
+    deepspeed.sharding = trace::Sharding::zero2;
+    deepspeed.zero_reduce_bucket.reset();
+    CHECK(trace::describe_job(deepspeed).ends_with(", 2 GPUs zero2 bucket 500M, accum 32"));
+  }
   // the allocated peak, where it differs (under checkpointing)
   job.allocated_peak = true;
   CHECK(trace::describe_job(job).find("chunked loss, allocated peak, fused norms") !=
@@ -832,7 +897,7 @@ TEST_CASE("describe_job names every setting that moves the estimate", "[job]") {
   trace::Job offload = full_job();
   offload.sharding = trace::Sharding::zero3;
   offload.cpu_offload = true;
-  CHECK(trace::describe_job(offload).ends_with(", 1 GPU zero3, cpu offload"));
+  CHECK(trace::describe_job(offload).ends_with(", 1 GPU zero3 bucket auto, cpu offload"));
   CHECK(trace::describe_job(full_job()).find("GPU") == std::string::npos);
   // the plan's job line names a plain single GPU too
   CHECK(trace::describe_job(full_job(), trace::OneGpu::named).ends_with(", 1 GPU"));
