@@ -422,10 +422,10 @@ void JobPass::activations_and_logits() {
                                             : 0;
   b.optimizer = checked_add(b.optimizer, optimizer_excess);
   if (zero_step) {
-    // Backward holds the gradients counted so far beside the activations and logits; the step
-    // holds its own after them: the flattened partitions, then the fp32 partition beside the
-    // optimizer's temporary. The gradients count what the larger phase needs (docs/memory.md,
-    // "DeepSpeed's gradients").
+    // Backward holds the gradients counted so far beside the activations and logits (and under
+    // ZeRO-3 the gathered layers); the step holds its own after them: the flattened partitions,
+    // then the fp32 partition beside the optimizer's temporary. The gradients count what the
+    // larger phase needs (docs/memory.md, "DeepSpeed's gradients").
     if (embedding_buffer > 0) {
       b.gradients = checked_add(b.gradients, std::max<std::int64_t>(0, embedding_buffer - held));
     }
@@ -436,7 +436,7 @@ void JobPass::activations_and_logits() {
             : step_temporary;
     const std::int64_t step =
         std::max(zero_step_gradients, checked_add(zero_step_fp32, sub_group_temporary));
-    b.gradients = std::max(b.gradients, step - held);
+    b.gradients = std::max(b.gradients, step - held - zero_step_released);
   } else if (job.gradients_freed && job.grad_accum == 1 && !job.optimizer_in_backward) {
     // Gradients freed after each step (zero_grad(set_to_none=True)) and not accumulated: the
     // next forward pass runs without them. The peak is the larger of the forward's and the

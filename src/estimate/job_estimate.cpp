@@ -630,6 +630,7 @@ void JobPass::shard_training_state() {
     // With parameter offload (FSDP CPUOffload(offload_params=True), DeepSpeed offload_param)
     // the shards live on the host: only the gathered layers are on the GPU.
     b.weights = job.cpu_offload ? gathered : checked_add(b.weights, gathered);
+    if (zero_step_gradients > 0) zero_step_released = gathered;
   }
   if (job.cpu_offload) {
     b.optimizer = 0;

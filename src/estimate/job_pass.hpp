@@ -142,6 +142,9 @@ struct JobPass {
   std::int64_t zero_step_gradients = 0;
   std::int64_t zero_step_fp32 = 0;
   std::int64_t zero_step_sub_group = 0;
+  // What backward holds that the step has released: ZeRO-3's gathered parameters (step()
+  // repartitions every parameter first).
+  std::int64_t zero_step_released = 0;
 };
 
 }  // namespace trace

@@ -516,25 +516,29 @@ TEST_CASE("DeepSpeed's ZeRO-3 keeps a bf16 partition and steps it a sub-group at
   job.zero_reduce_bucket = 500'000'000;
   CHECK(estimate(job).breakdown.gradients == 101'024 + 1'000'000'000 + 128'000);
   job.zero_reduce_bucket.reset();
-  // The step comes after the activations and logits are freed; the partition and the bucket
-  // stay. One sub-group (sub_group_size 1e9 > 50,512) is flattened (101,024) and cast to fp32
-  // (202,048): 109,216 + 303,072 = 412,288 (the fp64 norm copy of a gradient's partition,
-  // 16,000 x 8 = 128,000, is less). At one token the forward held 4,096 bytes of activations
-  // and 12,000 of logits, so the step is the peak: the gradients count 412,288 - 16,096.
+  // The step comes after the activations and logits are freed, and after every gathered
+  // parameter is repartitioned (DeepSpeed's layer, 36,992, and the head, 64,000: 201,984 bytes);
+  // the partition and the bucket stay. One sub-group (sub_group_size 1e9 > 50,512) is flattened
+  // (101,024) and cast to fp32 (202,048): 109,216 + 303,072 = 412,288 (the fp64 norm copy of a
+  // gradient's partition, 16,000 x 8 = 128,000, is less). At one token the forward held 4,096
+  // bytes of activations and 12,000 of logits: 412,288 - 16,096 - 201,984 = 194,208 is below
+  // backward's 237,216, which stays the peak.
   job.seq_len = 1;
   job.batch = 1;
   trace::JobEstimate e = estimate(job);
   CHECK(e.breakdown.activations + e.breakdown.logits == 4'096 + 12'000);
-  CHECK(e.breakdown.gradients == 412'288 - 16'096);
-  // Sub-groups of 10,000 values close one parameter past it, 26,000 values here at most
-  // (a head's partition is 16,000): 52,000 + 104,000 beside the 109,216 kept, 265,216.
-  job.zero_sub_group_size = 10'000;
-  CHECK(estimate(job).breakdown.gradients == 265'216 - 16'096);
-  // A foreach AdamW step's temporary is one sub-group's fp32 state (26,000 x 4 = 104,000),
-  // not the partition's (202,048), beside the sub-group's fp32 gradients: 109,216 + 104,000 +
-  // 104,000 = 317,216.
+  CHECK(e.breakdown.gradients == 237'216);
+  // A foreach AdamW step makes a temporary of one fp32 state, the whole partition's (202,048)
+  // while one sub-group holds it: 109,216 + 202,048 + 202,048 = 513,312, and the step is the
+  // peak: the gradients count 513,312 - 16,096 - 201,984.
   job.foreach_step = true;
-  CHECK(estimate(job).breakdown.gradients == 317'216 - 16'096);
+  CHECK(estimate(job).breakdown.gradients == 513'312 - 16'096 - 201'984);
+  // Sub-groups of 10,000 values close one parameter past it, 26,000 values here at most (a
+  // head's partition is 16,000): the fp32 gradients and the temporary are 104,000 each,
+  // 109,216 + 208,000 = 317,216, and backward is the peak again.
+  job.zero_sub_group_size = 10'000;
+  CHECK(estimate(job).breakdown.gradients == 237'216);
+  CHECK(317'216 - 16'096 - 201'984 < 237'216);
   // PyTorch's FSDP holds fp32 gradient shards instead: 50,512 x 4
   job.foreach_step = false;
   job.fsdp = true;
