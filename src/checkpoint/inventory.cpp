@@ -36,6 +36,13 @@ bool ends_with(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
 }
 
+// Elements of a tensor of this shape (1 for a scalar's empty one).
+std::int64_t shape_elements(const std::vector<std::int64_t>& shape) {
+  std::int64_t elements = 1;
+  for (const std::int64_t dim : shape) elements = checked_mul(elements, dim, "a stored tensor");
+  return elements;
+}
+
 class Builder {
  public:
   Builder(const ModelDescription& model, Inventory& inventory)
@@ -44,6 +51,10 @@ class Builder {
         naming_(naming_for(model.model_type)),
         base_(base_dtype(model)) {
     inventory_.naming = std::string(naming_.label);
+    if (naming_.plain_mlp_up && !model.stacks.empty() && !model.stacks.front().blocks.empty() &&
+        model.stacks.front().blocks.front().mlp.kind == MlpKind::plain) {
+      naming_.renames.insert(naming_.renames.begin(), *naming_.plain_mlp_up);
+    }
     inventory_.layer_prefix = fmt::format("{}{}.", naming_.root, naming_.layers);
     if (!naming_.known) {
       gap(fmt::format("checkpoint names of model_type '{}' are not modelled tensor by tensor",
@@ -247,7 +258,10 @@ class Builder {
                                     return extra.name.starts_with("classification_head.") ||
                                            extra.name == "qa_outputs";
                                   });
-    if (!head) gap("the tensor names of a bare encoder-decoder (*Model) upload are not known");
+    // (A family saved without a wrapper, T5's, spells its bare classes alike.)
+    if (!head && !naming_.root.empty()) {
+      gap("the tensor names of a bare encoder-decoder (*Model) upload are not known");
+    }
     for (const Stack& stack : model_.stacks) {
       if (stack.vision || stack.mtp) {
         gap("vision and MTP stacks of an encoder-decoder are not named");
@@ -387,6 +401,9 @@ class Builder {
                  stored);
     } else if (extra.count == 1 && ends_with(extra.name, ".bias")) {
       add_buffer(extra.name, {extra.elements_each}, stored);  // ALBERT's predictions.decoder.bias
+    } else if (extra.count == 1 && !extra.shape.empty() &&
+               shape_elements(extra.shape) == extra.elements_each) {
+      add_buffer(extra.name, extra.shape, stored);  // T5 v1.0's unused cross-attention table
     } else {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
     }
@@ -406,9 +423,8 @@ class Builder {
       }
     }
     // The family gives a mask's shape; a one-element tensor is a scalar.
-    std::int64_t shaped = 1;
-    for (const std::int64_t dim : extra.shape) shaped = checked_mul(shaped, dim, "a stored tensor");
-    if (static_cast<std::int64_t>(layers.size()) != extra.count || shaped != extra.elements_each) {
+    if (static_cast<std::int64_t>(layers.size()) != extra.count ||
+        shape_elements(extra.shape) != extra.elements_each) {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
       return;
     }
@@ -446,7 +462,7 @@ class Builder {
   std::string full_name(const std::string& layout_name) const {
     std::string name;
     if (layout_name.starts_with("layers.") && !stack_.empty()) {
-      name = fmt::format("{}{}.layers{}", naming_.root, stack_, layout_name.substr(6));
+      name = fmt::format("{}{}.{}{}", naming_.root, stack_, naming_.layers, layout_name.substr(6));
     } else if (layout_name.starts_with("layers.") && !naming_.inner_layers.empty()) {
       const std::size_t digits = std::string_view("layers.").size();
       const std::size_t dot = layout_name.find('.', digits);
@@ -689,7 +705,12 @@ class Builder {
       qk_norm(names.attention + "." + a.k_norm->name, *a.k_norm, a.num_kv_heads, a.head_dim);
     }
     if (a.sinks) add(full_name(names.attention + ".sinks"), {a.num_heads}, base_.name, true);
-    if (a.relative_attention_buckets > 0) gap("relative-position bias tables are not named");
+    if (a.relative_attention_buckets > 0 && naming_.relative_bias.empty()) {
+      gap("relative-position bias tables are not named");
+    } else if (a.relative_attention_buckets > 0) {
+      add(full_name(fmt::format("{}.{}.weight", names.attention, naming_.relative_bias)),
+          {a.relative_attention_buckets, a.num_heads}, base_.name, true);
+    }
     if (a.kind == AttentionKind::mla) {
       if (a.mla.q_lora_rank > 0) {
         add(full_name(names.attention + ".q_a_layernorm.weight"), {a.mla.q_lora_rank}, base_.name,

@@ -254,6 +254,36 @@ Naming bart_naming() {
           .buffers = Buffers::seq2seq};
 }
 
+// modeling_t5.py, modeling_mt5.py and modeling_umt5.py, whose classes save without a wrapper:
+// shared, {encoder,decoder}.block.N.layer.K — K 0: SelfAttention.{q,k,v,o} (with
+// relative_attention_bias [buckets, heads] in block 0; umT5: every block) and layer_norm; in the
+// decoder K 1: EncDecAttention.{q,k,v,o} and layer_norm; last: DenseReluDense.{wi | wi_0, wi_1},
+// wo and layer_norm — {encoder,decoder}.final_layer_norm, lm_head where untied (v1.1, mT5,
+// umT5). T5EncoderModel (FLUX's, SD3's text encoder) and UMT5EncoderModel (Wan's) hold shared and
+// the encoder alone under the same names. Uploads saved before safetensors dropped tied
+// duplicates keep encoder.embed_tokens / decoder.embed_tokens (and lm_head, tied): optional.
+Naming t5_naming() {
+  return {.label = "T5 (shared, encoder/decoder.block.N.layer.K, DenseReluDense)",
+          .root = "",
+          .embedding = "shared",
+          .renames = {{"", ".mlp.gate_proj.", ".mlp.wi_0."},
+                      {"", ".mlp.up_proj.", ".mlp.wi_1."},
+                      {"", ".mlp.down_proj.", ".mlp.wo."},
+                      {"encoder.", ".mlp.", ".layer.1.DenseReluDense."},
+                      {"decoder.", ".mlp.", ".layer.2.DenseReluDense."},
+                      {"", ".SelfAttention.", ".layer.0.SelfAttention."},
+                      {"", ".EncDecAttention.", ".layer.1.EncDecAttention."},
+                      {"", "Attention.q_proj.", "Attention.q."},
+                      {"", "Attention.k_proj.", "Attention.k."},
+                      {"", "Attention.v_proj.", "Attention.v."},
+                      {"", "Attention.o_proj.", "Attention.o."}},
+          .layers = "block",
+          .stack_layers = true,
+          .buffers = Buffers::seq2seq,
+          .plain_mlp_up = Rename{"", ".mlp.up_proj.", ".mlp.wi."},
+          .relative_bias = "relative_attention_bias"};
+}
+
 // modeling_albert.py, as albert/albert-*-v2 store it: albert.embeddings.* (embedding_size wide),
 // albert.encoder.embedding_hidden_mapping_in, the shared layers as albert.encoder.
 // albert_layer_groups.G.albert_layers.K.{attention.{query,key,value,dense,LayerNorm}, ffn,
@@ -817,6 +847,7 @@ Naming naming_for(const std::string& type) {
   if (type == "electra") return electra_naming();
   if (type == "distilbert") return distilbert_naming();
   if (type == "bart" || type == "mbart") return bart_naming();
+  if (type == "t5" || type == "mt5" || type == "umt5") return t5_naming();
   if (type == "marian" || type == "pegasus" || type == "m2m_100") {
     // modeling_{marian,pegasus,m2m_100}.py copy BART's modules ("Copied from ... Bart"): the same
     // names, no layernorm_embedding; the description holds the per-stack tables Marian and

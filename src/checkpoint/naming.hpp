@@ -99,6 +99,12 @@ struct Naming {
   // Marian, Pegasus: each stack's embed_positions is a fixed sinusoidal table the model rebuilds
   // at load, which uploads may leave out (ExpectedTensor::droppable).
   bool droppable_positions = false;
+  // T5: a plain (ReLU / GELU) feed-forward's input projection is `wi`, a gated one's `wi_1`
+  // beside its gate `wi_0`; the rename a plain one takes ahead of `renames`.
+  std::optional<Rename> plain_mlp_up{};
+  // An attention's relative-position bias table, under the attention's name (T5's
+  // "relative_attention_bias"); empty: such tables are not named.
+  std::string_view relative_bias{};
 };
 
 /// The naming of a config's model_type; `known` false (model.* assumed) for a family not listed.

@@ -117,10 +117,14 @@ ModelDescription build_t5_like(const ConfigReader& config, const T5Variant& vari
   if (model.tie_word_embeddings && !variant.bias_table_every_block) {
     // The original T5 v1.0 uploads (t5-small .. t5-11b) carry an unused cross-attention bias
     // table (transformers issues #2334, #8933): stored, never used, not a parameter here.
-    model.stored_extras.push_back(StoredExtra{
-        "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias", 1,
-        checked_mul(buckets, heads), "F32", false,
-        "unused table left in the original T5 v1.0 checkpoints"});
+    model.stored_extras.push_back(
+        StoredExtra{"decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight",
+                    1,
+                    checked_mul(buckets, heads),
+                    "F32",
+                    false,
+                    "unused table left in the original T5 v1.0 checkpoints",
+                    {buckets, heads}});
   }
   return model;
 }
