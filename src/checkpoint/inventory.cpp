@@ -230,21 +230,25 @@ class Builder {
       norm(name, Norm{"", NormKind::rms_norm, extra.params}, false);
       return;
     }
-    if (extra.shape.empty()) {
+    if (!emit_shaped(name, extra)) {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
-      return;
     }
+  }
+
+  // An extra at the shape its family gives: the weight, a bias where the count holds shape[0]
+  // more, a bare nn.Parameter under its own name. False (nothing added) without a shape or where
+  // the count disagrees with it.
+  bool emit_shaped(const std::string& name, const ExtraParameter& extra) {
+    if (extra.shape.empty()) return false;
     const bool bias = extra.shape_has_bias();
-    if (!bias && extra.params != extra.weight_elements()) {
-      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
-      return;
-    }
+    if (!bias && extra.params != extra.weight_elements()) return false;
     if (extra.bare && !bias) {
       add(name, extra.shape, base_.name, true);
-      return;
+      return true;
     }
     if (bias) add(name + ".bias", {extra.shape.front()}, base_.name, true);
     add(name + ".weight", extra.shape, base_.name, true);
+    return true;
   }
 
   // Encoder-decoders: layout::named_linears names every stack's layers "layers.N", so each
@@ -872,6 +876,8 @@ class Builder {
       add(name + ".weight", {extra.params / heads, heads}, base_.name, true);
     } else if (extra.op == "Embedding" && extra.params % width == 0) {
       add(name + ".weight", {extra.params / width, width}, base_.name, true);
+    } else if (!extra.shape.empty() && emit_shaped(name, extra)) {
+      // the family gave the shape (Whisper's conv1, [d, mel bins, 3])
     } else if (extra.op == "Conv1d" && extra.params > h &&
                (extra.params - h) % checked_mul(h, h) == 0) {
       // DeBERTa-v2's encoder.conv.conv, Conv1d(h, h, kernel) with a bias; conv_groups is 1 in

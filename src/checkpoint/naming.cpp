@@ -848,6 +848,17 @@ Naming naming_for(const std::string& type) {
   if (type == "distilbert") return distilbert_naming();
   if (type == "bart" || type == "mbart") return bart_naming();
   if (type == "t5" || type == "mt5" || type == "umt5") return t5_naming();
+  if (type == "whisper") {
+    // modeling_whisper.py copies BART's layer modules (k_proj without a bias, the description's):
+    // model.encoder.{conv1, conv2, embed_positions, layers.N, layer_norm},
+    // model.decoder.{embed_tokens, embed_positions, layers.N, layer_norm}; no model.shared, and
+    // proj_out, tied to embed_tokens, is never stored (SOURCES-whisper.md).
+    Naming naming = bart_naming();
+    naming.label = "Whisper (model.encoder/decoder.layers.N, BART's layer names, conv1/conv2)";
+    naming.embedding = "decoder.embed_tokens";
+    naming.buffers = Buffers::none;
+    return naming;
+  }
   if (type == "marian" || type == "pegasus" || type == "m2m_100") {
     // modeling_{marian,pegasus,m2m_100}.py copy BART's modules ("Copied from ... Bart"): the same
     // names, no layernorm_embedding; the description holds the per-stack tables Marian and

@@ -45,10 +45,17 @@ void add_encoder_stem(ModelDescription& model, const std::string& prefix,
                       const AudioEncoder& encoder, const char* stem_component,
                       const char* positions_component) {
   const std::int64_t d = encoder.width;
-  model.extra_parameters.push_back({prefix + ".conv1", stem_component, "Conv1d",
-                                    checked_add(checked_product({d, encoder.mel_bins, 3}), d)});
-  model.extra_parameters.push_back(
-      {prefix + ".conv2", stem_component, "Conv1d", checked_add(checked_product({d, d, 3}), d)});
+  // Conv1d weights are [out, in, kernel], each with a bias of out.
+  model.extra_parameters.push_back({prefix + ".conv1",
+                                    stem_component,
+                                    "Conv1d",
+                                    checked_add(checked_product({d, encoder.mel_bins, 3}), d),
+                                    {d, encoder.mel_bins, 3}});
+  model.extra_parameters.push_back({prefix + ".conv2",
+                                    stem_component,
+                                    "Conv1d",
+                                    checked_add(checked_product({d, d, 3}), d),
+                                    {d, d, 3}});
   model.extra_parameters.push_back({prefix + ".embed_positions", positions_component, "Embedding",
                                     checked_mul(encoder.frames, d)});
 }

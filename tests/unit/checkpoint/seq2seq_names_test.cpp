@@ -1,9 +1,10 @@
-// T5, mT5 and umT5 checkpoint names (src/checkpoint/naming.cpp, t5_naming), written by hand from
+// T5, mT5, umT5 and Whisper checkpoint names (src/checkpoint/naming.cpp), written by hand from
 // transformers' modeling_t5.py / modeling_umt5.py (T5Block.layer = [T5LayerSelfAttention,
 // (T5LayerCrossAttention,) T5LayerFF]; T5Attention's q, k, v, o and relative_attention_bias
 // nn.Embedding(buckets, heads); T5DenseActDense wi / wo, T5DenseGatedActDense wi_0, wi_1, wo) and
 // each fixture's hyperparameters. tests/data/configs/SOURCES-llama-encoder-families.md holds the
-// published counts (t5-small 60,506,624 parameters, 60,506,880 stored with the unused table).
+// published counts (t5-small 60,506,624 parameters, 60,506,880 stored with the unused table);
+// SOURCES-whisper.md Whisper's module layout and counts.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -110,4 +111,47 @@ TEST_CASE("T5EncoderModel: shared and the encoder alone, under the same names",
   check_tensor(inventory, "encoder.final_layer_norm.weight", {4096});
   check_absent(inventory, "decoder.final_layer_norm.weight");
   check_absent(inventory, "lm_head.weight");
+}
+
+TEST_CASE("Whisper: BART's layer names, conv1 / conv2, no shared table, proj_out not stored",
+          "[checkpoint][names]") {
+  // whisper-tiny: d_model 384, 4 + 4 layers, ffn 1536, 80 mel bins, 1,500 source and 448 target
+  // positions, vocabulary 51,865, F32. modeling_whisper.py: k_proj has no bias.
+  const Inventory inventory = fixture_inventory("openai--whisper-tiny.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.encoder.conv1.weight", {384, 80, 3});
+  check_tensor(inventory, "model.encoder.conv1.bias", {384});
+  check_tensor(inventory, "model.encoder.conv2.weight", {384, 384, 3});
+  check_tensor(inventory, "model.encoder.embed_positions.weight", {1500, 384});
+  check_tensor(inventory, "model.encoder.layers.3.self_attn.k_proj.weight", {384, 384});
+  check_absent(inventory, "model.encoder.layers.3.self_attn.k_proj.bias");
+  check_tensor(inventory, "model.encoder.layers.3.self_attn.q_proj.bias", {384});
+  check_tensor(inventory, "model.encoder.layers.3.fc1.weight", {1536, 384});
+  check_tensor(inventory, "model.encoder.layer_norm.bias", {384});
+  check_tensor(inventory, "model.decoder.embed_tokens.weight", {51865, 384});
+  check_tensor(inventory, "model.decoder.embed_positions.weight", {448, 384});
+  check_tensor(inventory, "model.decoder.layers.3.encoder_attn.out_proj.weight", {384, 384});
+  check_tensor(inventory, "model.decoder.layers.3.encoder_attn_layer_norm.weight", {384});
+  check_tensor(inventory, "model.decoder.layer_norm.weight", {384});
+  check_absent(inventory, "model.shared.weight");
+  check_absent(inventory, "proj_out.weight");
+  check_absent(inventory, "lm_head.weight");
+  // encoder: 2 convs (4) + positions + 4 x 15 + the final norm (2) = 67; decoder: embed_tokens
+  // + positions + 4 x 24 + the final norm (2) = 100: 167 tensors, 37,760,640 parameters.
+  CHECK(inventory.tensors.size() == 167);
+  CHECK(inventory_params(inventory) == 37'760'640);
+}
+
+TEST_CASE("Whisper large-v3-turbo: 32 encoder layers, 4 decoder layers, F16",
+          "[checkpoint][names]") {
+  const Inventory inventory =
+      fixture_inventory("openai--whisper-large-v3-turbo.reconstructed.json");
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.encoder.conv1.weight", {1280, 128, 3});
+  check_tensor(inventory, "model.encoder.layers.31.fc2.weight", {1280, 5120});
+  check_tensor(inventory, "model.decoder.layers.3.fc2.weight", {1280, 5120});
+  check_absent(inventory, "model.decoder.layers.4.fc2.weight");
+  const auto* conv = find_tensor(inventory, "model.encoder.conv2.weight");
+  REQUIRE(conv != nullptr);
+  CHECK(conv->dtype == "F16");
 }
