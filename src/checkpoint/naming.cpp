@@ -551,6 +551,15 @@ Naming naming_for(const std::string& type) {
                             "olmoe"}) {
     if (type == plain) return plain_naming();
   }
+  if (type == "nemotron-nas") {
+    // NVIDIA's remote modeling_decilm.py (Llama-3.x-Nemotron Super / Ultra / Nano): Llama's names
+    // per block; a no_op attention has neither self_attn nor input_layernorm, a no_op FFN neither
+    // mlp nor post_attention_layernorm (TensorRT-LLM AutoDeploy's DeciLMDecoderLayer: "matches
+    // the checkpoint weight structure exactly"); replace_with_linear holds self_attn.linear_attn
+    // or mlp.linear_mlp, one bias-free [h, h] Linear ("matches HF checkpoint key mlp.linear_mlp").
+    return {.label = "DeciLM / Nemotron-NAS (model.*, no-op blocks hold no tensors)",
+            .renames = {{"", ".mlp.linear.", ".mlp.linear_mlp."}}};
+  }
   if (type == "cohere") {
     // modeling_cohere.py: Llama's module names, one input_layernorm (CohereLayerNorm, weight
     // only) per layer, a tied head; with use_qk_norm, q_norm / k_norm are CohereLayerNorm((heads,
@@ -695,12 +704,17 @@ Naming naming_for(const std::string& type) {
   }
   // glm4_moe (modeling_glm4_moe.py; GLM-4.5 / GLM-4.5-Air): DeepSeek-V3's layout, the MTP layer
   // stored as model.layers.{num_hidden_layers} with enorm, hnorm, eh_proj, shared_head and its
-  // own embed_tokens (SOURCES-moe-families.md, the Hub totals to the parameter).
+  // own embed_tokens (SOURCES-moe-families.md, the Hub totals to the parameter). glm_moe_dsa
+  // (modular_glm_moe_dsa.py; GLM-5, GLM-5.x): DeepSeek-V3.2's layout with its indexer, the MTP
+  // layer without embed_tokens or shared_head.head copies (Megatron-Bridge's GLM-5 card: 59,079
+  // tensors in 78 layers and 791 under model.layers.78; SOURCES-moe-families.md).
   for (const char* deepseek :
-       {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm4_moe"}) {
+       {"deepseek_v2", "deepseek_v3", "kimi_k2", "deepseek_v32", "glm4_moe", "glm_moe_dsa"}) {
     if (type == deepseek) {
       return {.label = type == "glm4_moe" ? "GLM-4.5 MoE (model.*, MTP as model.layers.N+i)"
-                                          : "DeepSeek (model.*, MTP as model.layers.N+i)",
+                       : type == "glm_moe_dsa"
+                           ? "GLM-5 (model.*, DSA indexer, MTP as model.layers.N+i)"
+                           : "DeepSeek (model.*, MTP as model.layers.N+i)",
               .mtp_after_layers = true};
     }
   }

@@ -2,6 +2,8 @@
 // checkpoints hold, written by hand from the source named in each test (transformers' modeling
 // code, the family's remote code, tests/data/configs/SOURCES-*.md) and the fixture's
 // hyperparameters; the inventory must list them.
+#include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "catch.hpp"
@@ -249,4 +251,79 @@ TEST_CASE("GPT-Neo: attn.attention, masks of the global layers", "[checkpoint][n
   check_tensor(inventory, "transformer.h.11.mlp.c_proj.weight", {768, 3072});
   check_tensor(inventory, "transformer.h.10.attn.attention.bias", {1, 1, 2048, 2048});
   check_absent(inventory, "transformer.h.11.attn.attention.bias");
+}
+
+TEST_CASE("GLM-5: DeepSeek-V3.2's names, the MTP layer without embedding or head copies",
+          "[checkpoint][names]") {
+  // SOURCES-moe-families.md: Megatron-Bridge's GLM-5 card counts 59,079 tensors in the 78 layers
+  // and 791 under model.layers.78 (787 layer tensors + enorm, hnorm, eh_proj, shared_head.norm);
+  // Hub total 753,864,139,008. hidden 6144, q_lora 2048, 64 heads x (192 + 64) = 16,384 query
+  // rows, indexer 32 heads x 128 = 4,096, 256 experts of 2,048, dense layers 0..2 of 12,288.
+  const Inventory inventory = fixture_inventory("zai-org--GLM-5.json");
+  CHECK(inventory.complete);
+  CHECK(inventory.tensors.size() == 59'079 + 791);
+  CHECK(trace::test::inventory_params(inventory) == 753'864'139'008);
+  check_tensor(inventory, "model.layers.0.self_attn.q_b_proj.weight", {16384, 2048});
+  check_tensor(inventory, "model.layers.0.self_attn.indexer.wq_b.weight", {4096, 2048});
+  check_tensor(inventory, "model.layers.0.self_attn.indexer.weights_proj.weight", {32, 6144});
+  check_tensor(inventory, "model.layers.2.mlp.gate_proj.weight", {12288, 6144});
+  check_tensor(inventory, "model.layers.3.mlp.experts.255.down_proj.weight", {6144, 2048});
+  check_tensor(inventory, "model.layers.78.eh_proj.weight", {6144, 12288});
+  check_tensor(inventory, "model.layers.78.shared_head.norm.weight", {6144});
+  check_absent(inventory, "model.layers.78.embed_tokens.weight");
+  check_absent(inventory, "model.layers.78.shared_head.head.weight");
+  // GLM-5.2: 57 "shared" indexer layers hold no indexer (5 tensors each): 59,585 tensors,
+  // 753,329,940,480 parameters (its card and the Hub).
+  const Inventory shared = fixture_inventory("zai-org--GLM-5.2.json");
+  CHECK(shared.complete);
+  CHECK(shared.tensors.size() == 59'585);
+  CHECK(trace::test::inventory_params(shared) == 753'329'940'480);
+  // The FP8 repo: 128 x 128 block scales of every projection, 45,885,024 values (the Hub's FP8
+  // total less the BF16 one).
+  const Inventory fp8 = fixture_inventory("zai-org--GLM-5-FP8.json");
+  CHECK(fp8.complete);
+  std::int64_t scales = 0;
+  for (const auto& tensor : fp8.tensors) {
+    if (!tensor.name.ends_with("weight_scale_inv")) continue;
+    std::int64_t elements = 1;
+    for (const std::int64_t dim : tensor.shape) elements *= dim;
+    scales += elements;
+  }
+  CHECK(scales == 45'885'024);
+}
+
+TEST_CASE("Nemotron-NAS (DeciLM): a no-op attention holds neither self_attn nor its norm",
+          "[checkpoint][names]") {
+  // Llama-3.3-Nemotron-Super-49B-v1: 80 blocks, hidden 8192, 64 heads x 128; block 0 groups 8
+  // heads per K/V head (8 kv heads: k_proj [1024, 8192]), ffn_mult 2.625 -> int(2 x 2.625 x
+  // 8192 / 3) = 14,336; block 6 has a no-op attention; block 62's ffn_mult 0.5 -> 2,730, rounded
+  // up to a multiple of 256: 2,816. 49 attention blocks x 5 tensors + 80 FFNs x 4 + embedding,
+  // final norm and head = 568 tensors; 49,867,145,216 parameters (SOURCES-moe-families.md).
+  const Inventory inventory = fixture_inventory("nvidia--Llama-3_3-Nemotron-Super-49B-v1.json");
+  CHECK(inventory.complete);
+  CHECK(inventory.tensors.size() == 568);
+  CHECK(trace::test::inventory_params(inventory) == 49'867'145'216);
+  check_tensor(inventory, "model.layers.0.self_attn.k_proj.weight", {1024, 8192});
+  check_tensor(inventory, "model.layers.0.mlp.gate_proj.weight", {14336, 8192});
+  check_absent(inventory, "model.layers.6.self_attn.q_proj.weight");
+  check_absent(inventory, "model.layers.6.input_layernorm.weight");
+  check_tensor(inventory, "model.layers.6.post_attention_layernorm.weight", {8192});
+  check_tensor(inventory, "model.layers.62.mlp.down_proj.weight", {8192, 2816});
+}
+
+TEST_CASE("Nemotron-NAS: replace_with_linear is self_attn.linear_attn / mlp.linear_mlp",
+          "[checkpoint][names]") {
+  // Block 6's attention and block 7's FFN each replaced by one bias-free [8192, 8192] Linear.
+  std::string text = trace::test::config_text("nvidia--Llama-3_3-Nemotron-Super-49B-v1.json");
+  nlohmann::json config = nlohmann::json::parse(text);
+  config["block_configs"][6]["attention"]["no_op"] = false;
+  config["block_configs"][6]["attention"]["replace_with_linear"] = true;
+  config["block_configs"][7]["ffn"]["replace_with_linear"] = true;
+  const Inventory inventory =
+      trace::checkpoint::build_inventory(trace::parse_model_config(config.dump()));
+  CHECK(inventory.complete);
+  check_tensor(inventory, "model.layers.6.self_attn.linear_attn.weight", {8192, 8192});
+  check_tensor(inventory, "model.layers.6.input_layernorm.weight", {8192});
+  check_tensor(inventory, "model.layers.7.mlp.linear_mlp.weight", {8192, 8192});
+  check_absent(inventory, "model.layers.7.mlp.down_proj.weight");
 }
