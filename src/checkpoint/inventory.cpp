@@ -750,8 +750,10 @@ class Builder {
       const Moe& moe = *block.moe;
       const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
       if (moe.router_correction_bias) {
-        // A buffer, stored F32 whatever the checkpoint's dtype; trace counts it as a parameter.
-        add(full_name(names.ffn + ".gate.e_score_correction_bias"), {moe.num_experts}, "F32", true);
+        // A buffer, stored F32 (Kimi-Linear's at the checkpoint's dtype); trace counts it as a
+        // parameter.
+        add(full_name(names.ffn + ".gate.e_score_correction_bias"), {moe.num_experts},
+            model_.router_bias_at_checkpoint_dtype ? base_.name : std::string_view("F32"), true);
       }
       if (moe.shared_expert_gate) {
         add(full_name(names.ffn + ".shared_expert_gate.weight"), {1, hidden}, base_.name, true);
@@ -772,6 +774,21 @@ class Builder {
         add(full_name(at + ".norm.weight"), {ssm.head_dim}, base_.name, true);
         if (naming_.delta_vectors_also_f32) inventory_.tensors.back().also_stored_as = "F32";
       }
+      return;
+    }
+    if (ssm.kind == SsmKind::kimi_delta) {
+      // Kimi Delta Attention (moonshotai's remote modeling_kimi.py, Kimi-Linear's headers):
+      // bias-free depthwise convs over q, k and v apart, [channels, 1, kernel]; A_log
+      // [1, 1, heads, 1] and dt_bias per channel, F32 where the checkpoint keeps them so;
+      // o_norm over one value head.
+      const std::string_view decay = ssm.decay_fp32 ? std::string_view("F32") : base_.name;
+      const std::int64_t keys = checked_mul(ssm.groups, ssm.state);
+      add(full_name(at + ".q_conv1d.weight"), {keys, 1, ssm.conv_kernel}, base_.name, true);
+      add(full_name(at + ".k_conv1d.weight"), {keys, 1, ssm.conv_kernel}, base_.name, true);
+      add(full_name(at + ".v_conv1d.weight"), {ssm.inner, 1, ssm.conv_kernel}, base_.name, true);
+      add(full_name(at + ".A_log"), {1, 1, ssm.num_heads, 1}, decay, true);
+      add(full_name(at + ".dt_bias"), {ssm.inner}, decay, true);
+      add(full_name(at + ".o_norm.weight"), {ssm.head_dim}, base_.name, true);
       return;
     }
     if (ssm.kind == SsmKind::mamba1) {

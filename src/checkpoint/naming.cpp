@@ -657,6 +657,18 @@ Naming naming_for(const std::string& type) {
   if (type == "gptj" || type == "codegen") return gptj_naming(type == "codegen");
   if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
+  if (type == "kimi_linear") {
+    // moonshotai's remote modeling_kimi.py as Kimi-Linear-48B-A3B's headers list it (20,493
+    // tensors, SOURCES-lfm2-kimi-linear.md): Mixtral's block_sparse_moe.{gate, experts.E.w1/w3/w2}
+    // with the router's e_score_correction_bias under gate and the shared experts beside them
+    // (block_sparse_moe.shared_experts.{gate,up,down}_proj); KDA and MLA under self_attn; layer
+    // 0's dense mlp.
+    Naming naming = mixtral_naming();
+    naming.label = "Kimi-Linear (model.*, KDA / MLA self_attn, block_sparse_moe, w1/w2/w3)";
+    naming.renames.insert(naming.renames.begin(),
+                          {"", ".mlp.shared_experts.", ".block_sparse_moe.shared_experts."});
+    return naming;
+  }
   if (type == "phimoe") {
     // modeling_phimoe.py as the Phi-3.5-MoE upload stores it: Mixtral's block_sparse_moe names.
     Naming naming = mixtral_naming();

@@ -327,3 +327,34 @@ TEST_CASE("Nemotron-NAS: replace_with_linear is self_attn.linear_attn / mlp.line
   check_tensor(inventory, "model.layers.7.mlp.linear_mlp.weight", {8192, 8192});
   check_absent(inventory, "model.layers.7.mlp.down_proj.weight");
 }
+
+TEST_CASE("Kimi-Linear: KDA under self_attn, block_sparse_moe with its shared experts",
+          "[checkpoint][names]") {
+  // SOURCES-lfm2-kimi-linear.md, from Kimi-Linear-48B-A3B-Instruct's header listing (20,493
+  // tensors, 49,122,681,728 parameters): hidden 2304; KDA 32 heads x 128 = 4,096 channels, conv
+  // kernel 4, A_log [1, 1, 32, 1] and dt_bias [4096] in F32; MLA layers 3, 7, ..., 26; 256
+  // experts of 1,024 with w1 / w3 / w2 and BF16 router biases; layer 0's dense MLP of 9,216.
+  const Inventory inventory =
+      fixture_inventory("moonshotai--Kimi-Linear-48B-A3B-Instruct.reconstructed.json");
+  CHECK(inventory.complete);
+  CHECK(inventory.tensors.size() == 20'493);
+  CHECK(trace::test::inventory_params(inventory) == 49'122'681'728);
+  check_tensor(inventory, "model.layers.0.self_attn.q_conv1d.weight", {4096, 1, 4});
+  check_tensor(inventory, "model.layers.0.self_attn.f_b_proj.weight", {4096, 128});
+  check_tensor(inventory, "model.layers.0.self_attn.o_norm.weight", {128});
+  check_tensor(inventory, "model.layers.0.mlp.gate_proj.weight", {9216, 2304});
+  check_tensor(inventory, "model.layers.3.self_attn.kv_b_proj.weight", {8192, 512});
+  check_absent(inventory, "model.layers.3.self_attn.q_conv1d.weight");
+  check_tensor(inventory, "model.layers.26.block_sparse_moe.experts.255.w2.weight", {2304, 1024});
+  check_tensor(inventory, "model.layers.26.block_sparse_moe.shared_experts.up_proj.weight",
+               {1024, 2304});
+  const auto dtype_of = [&](const std::string& name) {
+    const auto* tensor = find_tensor(inventory, name);
+    REQUIRE(tensor != nullptr);
+    return std::string(tensor->dtype);
+  };
+  CHECK(dtype_of("model.layers.0.self_attn.A_log") == "F32");
+  CHECK(dtype_of("model.layers.0.self_attn.dt_bias") == "F32");
+  CHECK(dtype_of("model.layers.1.block_sparse_moe.gate.e_score_correction_bias") == "BF16");
+  check_tensor(inventory, "model.layers.0.self_attn.A_log", {1, 1, 32, 1});
+}
