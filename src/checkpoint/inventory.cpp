@@ -622,7 +622,7 @@ class Builder {
     }
     if (!model_.quantization) {
       add(name + ".weight", naming_.conv1d ? std::vector<std::int64_t>{c, r} : std::vector{r, c},
-          base_.name, true);
+          naming_.routers_f32 && linear.router ? std::string_view("F32") : base_.name, true);
       return;
     }
     if (naming_.conv1d) gap("quantized Conv1D (GPT-2) weights are not modelled tensor by tensor");
@@ -789,6 +789,12 @@ class Builder {
       add(full_name(at + ".A_log"), {1, 1, ssm.num_heads, 1}, decay, true);
       add(full_name(at + ".dt_bias"), {ssm.inner}, decay, true);
       add(full_name(at + ".o_norm.weight"), {ssm.head_dim}, base_.name, true);
+      return;
+    }
+    if (ssm.kind == SsmKind::lightning) {
+      // MiniMax's lightning attention: the RMSNorm over its heads' output before the gate
+      // (modeling_minimax_m1.py); no convolution, no learned decay.
+      add(full_name(at + ".norm.weight"), {ssm.inner}, base_.name, true);
       return;
     }
     if (ssm.kind == SsmKind::mamba1) {

@@ -657,6 +657,16 @@ Naming naming_for(const std::string& type) {
   if (type == "gptj" || type == "codegen") return gptj_naming(type == "codegen");
   if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
+  if (type == "minimax_m1") {
+    // MiniMax-AI/MiniMax-M1's modeling_minimax_m1.py and the index beside it (8,243 tensors,
+    // SOURCES-minimax.md): Mixtral's block_sparse_moe with its gate in F32 (the index's bytes
+    // hold exactly the routers at 4 bytes); lightning layers' self_attn.{qkv_proj, output_gate,
+    // norm, out_proj}, softmax layers' q/k/v/o_proj.
+    Naming naming = mixtral_naming();
+    naming.label = "MiniMax-M1 (model.*, lightning self_attn, block_sparse_moe, w1/w2/w3)";
+    naming.routers_f32 = true;
+    return naming;
+  }
   if (type == "kimi_linear") {
     // moonshotai's remote modeling_kimi.py as Kimi-Linear-48B-A3B's headers list it (20,493
     // tensors, SOURCES-lfm2-kimi-linear.md): Mixtral's block_sparse_moe.{gate, experts.E.w1/w3/w2}

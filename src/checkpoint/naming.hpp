@@ -105,6 +105,8 @@ struct Naming {
   // An attention's relative-position bias table, under the attention's name (T5's
   // "relative_attention_bias"); empty: such tables are not named.
   std::string_view relative_bias{};
+  // The unquantized checkpoint keeps the MoE routers' weights in F32 (MiniMax-M1's index).
+  bool routers_f32 = false;
 };
 
 /// The naming of a config's model_type; `known` false (model.* assumed) for a family not listed.

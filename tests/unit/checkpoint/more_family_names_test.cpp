@@ -358,3 +358,29 @@ TEST_CASE("Kimi-Linear: KDA under self_attn, block_sparse_moe with its shared ex
   CHECK(dtype_of("model.layers.1.block_sparse_moe.gate.e_score_correction_bias") == "BF16");
   check_tensor(inventory, "model.layers.0.self_attn.A_log", {1, 1, 32, 1});
 }
+
+TEST_CASE("MiniMax-M1: lightning self_attn, block_sparse_moe with F32 routers",
+          "[checkpoint][names]") {
+  // SOURCES-minimax.md: the index beside MiniMax-AI/MiniMax-M1's modeling_minimax_m1.py holds
+  // 8,243 tensors and 912,210,767,872 bytes, 456,089,655,296 parameters with the 80 routers
+  // [32, 6144] in F32. 80 layers x (2 norms + gate + 32 x 3 experts) + 70 lightning x 4
+  // (qkv_proj, output_gate, norm, out_proj) + 10 softmax x 4 + embedding, head, norm = 8,243.
+  // Lightning: 64 heads x 128 = 8,192 wide, qkv_proj [3 x 8192, 6144]; softmax layers 7, 15, ...
+  const Inventory inventory = fixture_inventory("MiniMaxAI--MiniMax-M1-80k.json");
+  CHECK(inventory.complete);
+  CHECK(inventory.tensors.size() == 8'243);
+  CHECK(trace::test::inventory_params(inventory) == 456'089'655'296);
+  std::int64_t bytes = 0;
+  for (const auto& tensor : inventory.tensors) bytes += tensor.bytes();
+  CHECK(bytes == 912'210'767'872);
+  check_tensor(inventory, "model.layers.0.self_attn.qkv_proj.weight", {24576, 6144});
+  check_tensor(inventory, "model.layers.0.self_attn.output_gate.weight", {8192, 6144});
+  check_tensor(inventory, "model.layers.0.self_attn.norm.weight", {8192});
+  check_tensor(inventory, "model.layers.7.self_attn.k_proj.weight", {1024, 6144});
+  check_absent(inventory, "model.layers.7.self_attn.qkv_proj.weight");
+  check_tensor(inventory, "model.layers.79.block_sparse_moe.experts.31.w2.weight", {6144, 9216});
+  const auto* gate = find_tensor(inventory, "model.layers.0.block_sparse_moe.gate.weight");
+  REQUIRE(gate != nullptr);
+  CHECK(gate->shape == std::vector<std::int64_t>{32, 6144});
+  CHECK(gate->dtype == "F32");
+}
