@@ -657,6 +657,23 @@ Naming naming_for(const std::string& type) {
   if (type == "gptj" || type == "codegen") return gptj_naming(type == "codegen");
   if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
+  if (type == "deepseek_vl_v2") {
+    // DeepSeek-VL2's remote code as its uploads store it (SOURCES-deepseek_vl_v2.md): the
+    // DeepSeek-V2 text model under language.model.*, language.lm_head; the SigLIP tower in
+    // timm's names under vision.* (patch_embed.proj, pos_embed, blocks.N.{norm1, attn.qkv,
+    // attn.proj, norm2, mlp.fc1, mlp.fc2}, norm, attn_pool.*); projector.layers.N;
+    // image_newline and view_seperator at the top. DeepSeek-OCR's SAM + CLIP encoder is not
+    // named.
+    return {.label = "DeepSeek-VL2 (language.model.*, vision.blocks.N, projector.layers)",
+            .root = "language.model.",
+            .renames = {{"", "lm_head.", "language.lm_head."},
+                        {"vision.", ".attn.qkv_proj.", ".attn.qkv."},
+                        {"vision.", ".attn.o_proj.", ".attn.proj."},
+                        {"vision.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .vision_root = "",
+            .vision_stack = "vision"};
+  }
   if (type == "minimax_m1") {
     // MiniMax-AI/MiniMax-M1's modeling_minimax_m1.py and the index beside it (8,243 tensors,
     // SOURCES-minimax.md): Mixtral's block_sparse_moe with its gate in F32 (the index's bytes

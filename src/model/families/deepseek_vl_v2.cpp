@@ -182,21 +182,29 @@ Stack vision_tower(const ConfigReader& vision, ModelDescription& model) {
   const std::int64_t grid = image / patch;  // timm PatchEmbed: img_size // patch_size per side
   const std::int64_t positions = checked_add(checked_mul(grid, grid), class_token ? 1 : 0);
 
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each at its stored shape (timm's modules; a bias beside where the count holds one), bare
+  // nn.Parameters under their own names.
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(shape), bare});
+  };
+  const auto biased = [&](std::string name, std::int64_t in, std::int64_t out) {
+    extra(std::move(name), "Linear", linear(in, out), {out, in});
   };
   extra("vision.patch_embed.proj", "Conv2d",
-        checked_add(checked_product({width, 3, patch, patch}), width));
-  extra("vision.pos_embed", "Parameter", checked_mul(positions, width));
-  if (class_token) extra("vision.cls_token", "Parameter", width);
+        checked_add(checked_product({width, 3, patch, patch}), width), {width, 3, patch, patch});
+  extra("vision.pos_embed", "Parameter", checked_mul(positions, width), {1, positions, width},
+        true);
+  if (class_token) extra("vision.cls_token", "Parameter", width, {1, 1, width}, true);
   if (pool == "map") {
-    extra("vision.attn_pool.latent", "Parameter", width);
-    extra("vision.attn_pool.q", "Linear", linear(width, width));
-    extra("vision.attn_pool.kv", "Linear", linear(width, 2 * width));
-    extra("vision.attn_pool.proj", "Linear", linear(width, width));
+    extra("vision.attn_pool.latent", "Parameter", width, {1, 1, width}, true);
+    biased("vision.attn_pool.q", width, width);
+    biased("vision.attn_pool.kv", width, 2 * width);
+    biased("vision.attn_pool.proj", width, width);
     extra("vision.attn_pool.norm", "LayerNorm", 2 * width);
-    extra("vision.attn_pool.mlp.fc1", "Linear", linear(width, intermediate));
-    extra("vision.attn_pool.mlp.fc2", "Linear", linear(intermediate, width));
+    biased("vision.attn_pool.mlp.fc1", width, intermediate);
+    biased("vision.attn_pool.mlp.fc2", intermediate, width);
     model.notes.push_back(
         "vision.attn_pool (the SigLIP attention-pooling head) is built and stored, so it is "
         "counted, although ignore_head keeps DeepSeek-VL2 from running it");
@@ -319,8 +327,10 @@ void add_projector(const ConfigReader& config, const ConfigReader& projector,
                                             "width of the tower's output",
                                             input, vision_width));
   }
-  const auto extra = [&](std::string name, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", "Linear", params});
+  // Biased Linears at their stored [out, in].
+  const auto extra = [&](std::string name, std::int64_t in, std::int64_t out) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", "Linear", linear(in, out), {out, in}});
   };
   if (type == "identity") {
     if (vision_width != text_hidden) {
@@ -329,22 +339,22 @@ void add_projector(const ConfigReader& config, const ConfigReader& projector,
                      "language_config.hidden_size");
     }
   } else if (type == "linear") {
-    extra("projector.layers", linear(input, embed));
+    extra("projector.layers", input, embed);
   } else if (type == "mlp_gelu") {
-    extra("projector.layers.0", linear(input, embed));
+    extra("projector.layers.0", input, embed);
     for (std::int64_t i = 1; i < depth; ++i) {
-      extra(fmt::format("projector.layers.{}", 2 * i), linear(embed, embed));
+      extra(fmt::format("projector.layers.{}", 2 * i), embed, embed);
     }
   } else if (type == "downsample_mlp_gelu") {
     // Linear(input r^2 -> n ratio), depth - 2 hidden Linears, then Linear(n ratio -> n); the
     // last Linear is built even for depth 1, so there are max(depth, 2) of them.
     const std::int64_t wide = checked_mul(embed, ratio);
-    extra("projector.layers.0", linear(checked_product({input, downsample, downsample}), wide));
+    extra("projector.layers.0", checked_product({input, downsample, downsample}), wide);
     const std::int64_t count = std::max<std::int64_t>(depth, 2);
     for (std::int64_t i = 1; i + 1 < count; ++i) {
-      extra(fmt::format("projector.layers.{}", 2 * i), linear(wide, wide));
+      extra(fmt::format("projector.layers.{}", 2 * i), wide, wide);
     }
-    extra(fmt::format("projector.layers.{}", 2 * (count - 1)), linear(wide, embed));
+    extra(fmt::format("projector.layers.{}", 2 * (count - 1)), wide, embed);
   } else {
     projector.fail("projector_type",
                    fmt::format("= \"{}\" is unknown (identity, linear, mlp_gelu or "
@@ -352,7 +362,7 @@ void add_projector(const ConfigReader& config, const ConfigReader& projector,
                                type));
   }
   if (projector.bool_or("token_pooling", false)) {
-    extra("projector.token_pooling_layer", linear(checked_mul(input, 4), input));
+    extra("projector.token_pooling_layer", checked_mul(input, 4), input);
   }
 
   const std::optional<std::string> tile_tag = config.optional_string("tile_tag");
@@ -369,8 +379,8 @@ void add_projector(const ConfigReader& config, const ConfigReader& projector,
   if (*tile_tag != "2D") {
     config.fail("tile_tag", fmt::format("= \"{}\"; DeepSeek-VL2 accepts \"2D\"", *tile_tag));
   }
-  model.extra_parameters.push_back({"image_newline", "vision", "Parameter", embed});
-  model.extra_parameters.push_back({"view_seperator", "vision", "Parameter", embed});
+  model.extra_parameters.push_back({"image_newline", "vision", "Parameter", embed, {embed}, true});
+  model.extra_parameters.push_back({"view_seperator", "vision", "Parameter", embed, {embed}, true});
 }
 
 }  // namespace

@@ -384,3 +384,36 @@ TEST_CASE("MiniMax-M1: lightning self_attn, block_sparse_moe with F32 routers",
   CHECK(gate->shape == std::vector<std::int64_t>{32, 6144});
   CHECK(gate->dtype == "F32");
 }
+
+TEST_CASE("DeepSeek-VL2: language.model.*, the SigLIP tower in timm's names, projector.layers",
+          "[checkpoint][names]") {
+  // SOURCES-deepseek_vl_v2.md: deepseek-vl2-tiny, 3,370,501,440 parameters (its loaded-model
+  // count). The tower: width 1152, 27 blocks, patch 14 at 384 -> 27 x 27 = 729 positions, MLP
+  // int(1152 x 3.7362) = 4,304; the attention-pooling head stored though unused; the projector
+  // downsample_mlp_gelu: Linear(1152 x 2 x 2 = 4608 -> 1280), Linear(1280 -> 1280); the
+  // DeepSeek-V2 text model (hidden 1280, 12 layers, 64 experts of 896, dense layer 0 of 6848).
+  const Inventory inventory =
+      fixture_inventory("deepseek-ai--deepseek-vl2-tiny.reconstructed.json");
+  CHECK(inventory.complete);
+  CHECK(trace::test::inventory_params(inventory) == 3'370'501'440);
+  check_tensor(inventory, "language.model.embed_tokens.weight", {129280, 1280});
+  check_tensor(inventory, "language.lm_head.weight", {129280, 1280});
+  check_tensor(inventory, "language.model.layers.0.mlp.gate_proj.weight", {6848, 1280});
+  check_tensor(inventory, "language.model.layers.11.mlp.experts.63.down_proj.weight", {1280, 896});
+  check_tensor(inventory, "vision.patch_embed.proj.weight", {1152, 3, 14, 14});
+  check_tensor(inventory, "vision.pos_embed", {1, 729, 1152});
+  check_tensor(inventory, "vision.blocks.26.attn.qkv.weight", {3456, 1152});
+  check_tensor(inventory, "vision.blocks.26.attn.proj.bias", {1152});
+  check_tensor(inventory, "vision.blocks.26.mlp.fc1.weight", {4304, 1152});
+  check_tensor(inventory, "vision.blocks.26.norm2.bias", {1152});
+  check_tensor(inventory, "vision.norm.weight", {1152});
+  check_tensor(inventory, "vision.attn_pool.latent", {1, 1, 1152});
+  check_tensor(inventory, "vision.attn_pool.kv.weight", {2304, 1152});
+  check_tensor(inventory, "projector.layers.0.weight", {1280, 4608});
+  check_tensor(inventory, "projector.layers.2.bias", {1280});
+  check_tensor(inventory, "image_newline", {1280});
+  check_tensor(inventory, "view_seperator", {1280});
+  check_absent(inventory, "vision.blocks.27.attn.qkv.weight");
+  // DeepSeek-OCR's SAM + CLIP encoder is not named: totals only.
+  CHECK_FALSE(fixture_inventory("deepseek-ai--DeepSeek-OCR.json").complete);
+}
