@@ -48,9 +48,10 @@ class Builder {
   Builder(const ModelDescription& model, Inventory& inventory)
       : model_(model),
         inventory_(inventory),
-        naming_(naming_for(model.model_type)),
+        naming_(naming_for(model.model_type, model.text_model_type)),
         base_(base_dtype(model)) {
     inventory_.naming = std::string(naming_.label);
+    inventory_.bare_prefix = std::string(naming_.bare_prefix);
     if (naming_.plain_mlp_up && !model.stacks.empty() && !model.stacks.front().blocks.empty() &&
         model.stacks.front().blocks.front().mlp.kind == MlpKind::plain) {
       naming_.renames.insert(naming_.renames.begin(), *naming_.plain_mlp_up);
@@ -221,6 +222,10 @@ class Builder {
   // the weight at the shape its family gives, a bias where the count holds shape[0] more;
   // LayerNorms as weight and bias; a bare nn.Parameter under its own name.
   void emit_vision_extra(const ExtraParameter& extra) {
+    if (extra.op == "LayerScale" && extra.name.find(".*.") != std::string::npos) {
+      emit_layer_scales(extra);
+      return;
+    }
     const std::string name = renamed(std::string(*naming_.vision_root) + extra.name);
     if (extra.op == "LayerNorm" && extra.shape.empty() && extra.params % 2 == 0) {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
@@ -232,6 +237,23 @@ class Builder {
     }
     if (!emit_shaped(name, extra)) {
       gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+    }
+  }
+
+  // A tower's layer scales as one extra (layout::layer_scales): a bare vector per leaf in every
+  // layer of the stack the prefix names.
+  void emit_layer_scales(const ExtraParameter& extra) {
+    const std::optional<layout::LayerScales> scales = layout::layer_scales(model_, extra);
+    if (!scales) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    for (std::int64_t i = 0; i < scales->layers; ++i) {
+      for (const std::string& leaf : scales->leaves) {
+        add(renamed(
+                fmt::format("{}{}.{}.{}", *naming_.vision_root, scales->layers_prefix, i, leaf)),
+            {scales->width}, base_.name, true);
+      }
     }
   }
 
@@ -255,15 +277,17 @@ class Builder {
   // stack's Linears are taken from a description holding that stack alone, then the lm_head.
   void emit_named_stacks() {
     // A bare *Model saves its modules without the "model." wrapper; which spelling the bare
-    // uploads (facebook/bart-base, bart-large) hold is not established.
+    // uploads (facebook/bart-base, bart-large) hold is not established, so a family names it
+    // by Naming::bare_prefix, which reconciles either.
     const bool head = model_.has_lm_head ||
                       std::any_of(model_.extra_parameters.begin(), model_.extra_parameters.end(),
                                   [](const ExtraParameter& extra) {
                                     return extra.name.starts_with("classification_head.") ||
                                            extra.name == "qa_outputs";
                                   });
-    // (A family saved without a wrapper, T5's, spells its bare classes alike.)
-    if (!head && !naming_.root.empty()) {
+    // (A family saved without a wrapper, T5's, spells its bare classes alike; one with a
+    // bare_prefix reconciles either spelling.)
+    if (!head && !naming_.root.empty() && naming_.bare_prefix.empty()) {
       gap("the tensor names of a bare encoder-decoder (*Model) upload are not known");
     }
     for (const Stack& stack : model_.stacks) {

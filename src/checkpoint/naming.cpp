@@ -251,7 +251,43 @@ Naming bart_naming() {
           .positions = "decoder.embed_positions",
           .encoder_heads = true,
           .stack_layers = true,
-          .buffers = Buffers::seq2seq};
+          .buffers = Buffers::seq2seq,
+          .bare_prefix = "model."};
+}
+
+// InternVLChatModel (OpenGVLab's remote modeling_internvl_chat.py and modeling_intern_vit.py)
+// as InternVL2_5-8B's index names it (SOURCES-internvl.md): the language model under
+// language_model.* in its own family's names (Qwen2, Qwen3, Llama, Phi-3: model.* and lm_head;
+// InternLM2: model.tok_embeddings, attention.wqkv, feed_forward.w1/w3/w2, output); the tower
+// as vision_model.embeddings.{patch_embedding, class_embedding, position_embedding} and
+// vision_model.encoder.layers.N.{attn.qkv, attn.proj, attn.q_norm / k_norm, mlp.fc1, mlp.fc2,
+// norm1, norm2, ls1, ls2}; the projector mlp1.{0, 1, 3}. Other language models are not named.
+Naming internvl_chat_naming(const std::string& text_type) {
+  Naming naming{.label = "InternVL (language_model.*, vision_model.encoder.layers.N, mlp1)",
+                .root = "language_model.model.",
+                .vision_root = "",
+                .vision_layers = "layers"};
+  if (text_type == "internlm2") {
+    naming.embedding = "tok_embeddings";
+    naming.renames = {{"", ".attention.qkv_proj.", ".attention.wqkv."},
+                      {"", ".attention.o_proj.", ".attention.wo."},
+                      {"", ".mlp.gate_proj.", ".feed_forward.w1."},
+                      {"", ".mlp.up_proj.", ".feed_forward.w3."},
+                      {"", ".mlp.down_proj.", ".feed_forward.w2."},
+                      {"", "lm_head.", "language_model.output."}};
+  } else if (text_type == "qwen2" || text_type == "qwen3" || text_type == "llama" ||
+             text_type == "phi3") {
+    naming.renames = {{"", "lm_head.", "language_model.lm_head."}};
+  } else {
+    naming.known = false;
+  }
+  // The tower's first: the text model's MLP renames would match its mlp.up_proj too.
+  naming.renames.insert(naming.renames.begin(),
+                        {{"vision_model.", ".attn.qkv_proj.", ".attn.qkv."},
+                         {"vision_model.", ".attn.o_proj.", ".attn.proj."},
+                         {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
+                         {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}});
+  return naming;
 }
 
 // modeling_t5.py, modeling_mt5.py and modeling_umt5.py, whose classes save without a wrapper:
@@ -511,7 +547,7 @@ Naming dbrx_naming() {
 
 }  // namespace
 
-Naming naming_for(const std::string& type) {
+Naming naming_for(const std::string& type, const std::string& text_type) {
   // Families whose checkpoint uses transformers' module names under model.* unchanged:
   // modeling_{llama,mistral,qwen2,qwen3,olmo2,qwen3_moe,gemma,gemma2,gemma3,phi3}.py.
   // Also modeling_{granite,smollm3,olmo,olmo3,cohere2,glm,glm4,seed_oss,arcee,exaone4,nemotron,
@@ -657,6 +693,7 @@ Naming naming_for(const std::string& type) {
   if (type == "gptj" || type == "codegen") return gptj_naming(type == "codegen");
   if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
+  if (type == "internvl_chat") return internvl_chat_naming(text_type);
   if (type == "deepseek_vl_v2") {
     // DeepSeek-VL2's remote code as its uploads store it (SOURCES-deepseek_vl_v2.md): the
     // DeepSeek-V2 text model under language.model.*, language.lm_head; the SigLIP tower in
@@ -933,6 +970,8 @@ Naming naming_for(const std::string& type) {
   if (type == "mpnet") return mpnet_naming();
   if (type == "gpt_oss") return gpt_oss_naming();
   if (type == "dbrx") return dbrx_naming();
+  if (std::optional<Naming> naming = decoder_naming(type)) return *naming;
+  if (std::optional<Naming> naming = custom_layout_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

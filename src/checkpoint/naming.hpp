@@ -107,9 +107,20 @@ struct Naming {
   std::string_view relative_bias{};
   // The unquantized checkpoint keeps the MoE routers' weights in F32 (MiniMax-M1's index).
   bool routers_f32 = false;
+  // Uploads saved from the family's bare base class spell every name without this wrapper
+  // (OPTModel, BartModel: "decoder.*" for "model.decoder.*"); the reconciliation takes either.
+  std::string_view bare_prefix{};
 };
 
-/// The naming of a config's model_type; `known` false (model.* assumed) for a family not listed.
-Naming naming_for(const std::string& type);
+/// The naming of a config's model_type (a wrapper's also of its language model's,
+/// ModelDescription::text_model_type); `known` false (model.* assumed) for a family not listed.
+Naming naming_for(const std::string& type, const std::string& text_type = "");
+
+/// Families named in files of their own, which naming_for asks in turn; nullopt for a type that
+/// is not theirs. naming_decoders.cpp: decoders in transformers' module names with a few
+/// renames; naming_custom_layouts.cpp: decoders whose checkpoints lay their modules out
+/// otherwise.
+std::optional<Naming> decoder_naming(const std::string& type);
+std::optional<Naming> custom_layout_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

@@ -150,6 +150,13 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
   std::int64_t alternative_bytes = 0;
   std::string alternative_dtype;
   const std::unordered_set<std::string_view> names = all_names(shards);
+  // An upload saved from the bare base class (Inventory::bare_prefix) holds no name under the
+  // wrapper: each of its names is looked up with the wrapper too.
+  const std::string& bare = inventory.bare_prefix;
+  const bool bare_upload = !bare.empty() && !names.empty() &&
+                           std::none_of(names.begin(), names.end(), [&](std::string_view name) {
+                             return name.starts_with(bare);
+                           });
   for (const SafetensorsHeader& shard : shards) {
     for (const TensorHeader& tensor : shard.tensors) {
       add_to(component(tensor.name).found, tensor.elements, tensor.bytes());
@@ -159,7 +166,10 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         case Packing::per_int32: packed_int32 += tensor.elements; break;
         case Packing::none: break;
       }
-      const auto match = expected_by_name.find(tensor.name);
+      auto match = expected_by_name.find(tensor.name);
+      if (match == expected_by_name.end() && bare_upload) {
+        match = expected_by_name.find(bare + tensor.name);
+      }
       if (match == expected_by_name.end()) {
         ++result.only_in_checkpoint_count;
         result.only_in_checkpoint.push_back(tensor.name);
@@ -246,6 +256,12 @@ Reconciliation reconcile(const Inventory& inventory, const std::vector<Safetenso
         "{} parameters are fixed tables this upload does not store ({}): the model rebuilds them "
         "at load; trace counts them, as num_parameters() does, and expects {} in the headers",
         result.unstored_params, fmt::join(unstored, ", "), trace_params - result.unstored_params));
+  }
+  if (bare_upload) {
+    result.explanations.push_back(fmt::format(
+        "the names lack the '{}' wrapper: the upload was saved from the bare base class, whose "
+        "names are the model's own under it",
+        bare));
   }
   if (buffer_elements > 0) {
     result.logical_params -= buffer_elements;

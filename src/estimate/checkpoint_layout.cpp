@@ -289,9 +289,36 @@ std::int64_t tensor_count(const ModelDescription& model) {
     if (model.lm_head_bias) ++n;
   }
   for (const ExtraParameter& extra : model.extra_parameters) {
+    if (const std::optional<LayerScales> scales = layer_scales(model, extra)) {
+      n += scales->layers * static_cast<std::int64_t>(scales->leaves.size());
+      continue;
+    }
     n += extra.op == "LayerNorm" || extra.shape_has_bias() ? 2 : 1;
   }
   return n;
+}
+
+std::optional<LayerScales> layer_scales(const ModelDescription& model,
+                                        const ExtraParameter& extra) {
+  const std::size_t star = extra.name.find(".*.");
+  if (extra.op != "LayerScale" || star == std::string::npos) return std::nullopt;
+  LayerScales scales;
+  scales.layers_prefix = extra.name.substr(0, star);
+  const std::string stack_name = scales.layers_prefix.substr(0, scales.layers_prefix.rfind('.'));
+  std::string rest = extra.name.substr(star + 3);
+  for (std::size_t slash = rest.find('/'); slash != std::string::npos; slash = rest.find('/')) {
+    scales.leaves.push_back(rest.substr(0, slash));
+    rest.erase(0, slash + 1);
+  }
+  scales.leaves.push_back(rest);
+  for (const Stack& stack : model.stacks) {
+    if (stack.name == stack_name) scales.layers = static_cast<std::int64_t>(stack.blocks.size());
+  }
+  const std::int64_t count =
+      checked_mul(scales.layers, static_cast<std::int64_t>(scales.leaves.size()));
+  if (count == 0 || extra.params % count != 0) return std::nullopt;
+  scales.width = extra.params / count;
+  return scales;
 }
 
 std::vector<std::pair<std::string, ModuleFormat>>::const_iterator first_at_or_after(

@@ -3,6 +3,7 @@
 // (ModelOpt's per-module maps): every Linear with the name the safetensors gives it (wrapper
 // prefix dropped: "layers.3.mixer.in_proj"), and the number of tensors the description implies.
 #include <cstdint>
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -51,6 +52,17 @@ void block_linears(const std::string& prefix, const Block& block, bool mtp,
 /// Tensors the checkpoint holds at full precision: one per weight, bias, norm weight/bias,
 /// per-head vector, router buffer (routed experts stored one tensor per projection).
 std::int64_t tensor_count(const ModelDescription& model);
+
+/// A tower's layer scales held as one extra parameter ("vision_model.encoder.layers.*.ls1/ls2",
+/// InternViT's): the layers' prefix, the leaves stored in each layer, and the layers of the
+/// stack the prefix names. nullopt for any other extra, or where the count does not divide.
+struct LayerScales {
+  std::string layers_prefix;  ///< "vision_model.encoder.layers"
+  std::vector<std::string> leaves;
+  std::int64_t layers = 0;
+  std::int64_t width = 0;  ///< values in each
+};
+std::optional<LayerScales> layer_scales(const ModelDescription& model, const ExtraParameter& extra);
 
 /// ModelOpt: how the module `name` (wrapper prefix dropped) is stored: its exact entry in the
 /// quantized_layers map, else the first matching pattern, else unquantized when excluded or in

@@ -45,6 +45,9 @@ struct Inventory {
   std::string naming;              ///< the naming rules used, e.g. "transformers (model.*)"
   std::vector<std::string> gaps;   ///< why the inventory is partial
   std::string layer_prefix;        ///< "model.layers." or "backbone.layers."
+  /// The wrapper an upload saved from the bare base class leaves out of every name (OPTModel's
+  /// and BartModel's "decoder.*" for "model.decoder.*"); empty: none such is known.
+  std::string bare_prefix;
   std::int64_t main_layers = 0;    ///< DeepSeek stores MTP layers as layers.{main_layers + i}
 };
 

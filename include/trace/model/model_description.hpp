@@ -423,6 +423,9 @@ struct Quantization {
 
 struct ModelDescription {
   std::string model_type;    ///< as config.json says (for wrappers, the outer type)
+  /// A wrapper's language model's model_type where it is another family's (InternVL's
+  /// llm_config), for its checkpoint names; empty otherwise.
+  std::string text_model_type;
   std::string family;        ///< human name, e.g. "Llama (decoder-only, RoPE, RMSNorm, SwiGLU)"
   std::string architecture;  ///< "decoder-only", "encoder-only", "encoder-decoder"
   std::int64_t vocab_size = 0;

@@ -89,11 +89,15 @@ void add_pixel_shuffle_projector(const ConfigReader& config, std::int64_t vision
   model.extra_parameters.push_back({hf_names ? "multi_modal_projector.layer_norm" : "mlp1.0",
                                     "vision", "LayerNorm", checked_mul(2, folded)});
   model.extra_parameters.push_back({hf_names ? "multi_modal_projector.linear_1" : "mlp1.1",
-                                    "vision", "Linear",
-                                    checked_add(checked_mul(folded, text_hidden), text_hidden)});
-  model.extra_parameters.push_back(
-      {hf_names ? "multi_modal_projector.linear_2" : "mlp1.3", "vision", "Linear",
-       checked_add(checked_mul(text_hidden, text_hidden), text_hidden)});
+                                    "vision",
+                                    "Linear",
+                                    checked_add(checked_mul(folded, text_hidden), text_hidden),
+                                    {text_hidden, folded}});
+  model.extra_parameters.push_back({hf_names ? "multi_modal_projector.linear_2" : "mlp1.3",
+                                    "vision",
+                                    "Linear",
+                                    checked_add(checked_mul(text_hidden, text_hidden), text_hidden),
+                                    {text_hidden, text_hidden}});
 }
 
 namespace {
@@ -103,20 +107,29 @@ ModelDescription build_llm(const ConfigReader& config) {
   const ConfigReader given = config.child("llm_config");
   const std::string architecture = first_architecture(given);
   ModelDescription (*build)(const ConfigReader&) = nullptr;
-  if (architecture == "Qwen2ForCausalLM")
+  const char* text_type = "";
+  if (architecture == "Qwen2ForCausalLM") {
     build = build_qwen2;
-  else if (architecture == "InternLM2ForCausalLM")
+    text_type = "qwen2";
+  } else if (architecture == "InternLM2ForCausalLM") {
     build = build_internlm2;
-  else if (architecture == "LlamaForCausalLM")
+    text_type = "internlm2";
+  } else if (architecture == "LlamaForCausalLM") {
     build = build_llama;
-  else if (architecture == "Phi3ForCausalLM")
+    text_type = "llama";
+  } else if (architecture == "Phi3ForCausalLM") {
     build = build_phi3;
-  else if (architecture == "Qwen3ForCausalLM")  // InternVL3.5 dense
+    text_type = "phi3";
+  } else if (architecture == "Qwen3ForCausalLM") {  // InternVL3.5 dense
     build = build_qwen3;
-  else if (architecture == "Qwen3MoeForCausalLM")  // InternVL3.5-30B-A3B, 241B-A28B
+    text_type = "qwen3";
+  } else if (architecture == "Qwen3MoeForCausalLM") {  // InternVL3.5-30B-A3B, 241B-A28B
     build = build_qwen3_moe;
-  else if (architecture == "GptOssForCausalLM")  // InternVL3.5-GPT-OSS-20B-A4B-Preview
+    text_type = "qwen3_moe";
+  } else if (architecture == "GptOssForCausalLM") {  // InternVL3.5-GPT-OSS-20B-A4B-Preview
     build = build_gpt_oss;
+    text_type = "gpt_oss";
+  }
   if (build == nullptr) {
     given.fail("architectures",
                fmt::format("names \"{}\"; InternVLChatConfig builds only Qwen2ForCausalLM, "
@@ -138,6 +151,7 @@ ModelDescription build_llm(const ConfigReader& config) {
   }
   const ConfigReader text(storage, "llm_config", config.model_type());
   ModelDescription model = build(text);
+  model.text_model_type = text_type;
   // The release checkpoints were saved by transformers >= 4.37, whose rotary inv_freq buffers
   // are non-persistent (InternLM2's and Phi-3's remote code register them so too).
   model.stored_extras.clear();
@@ -210,13 +224,17 @@ VisionShape add_intern_vit(const ConfigReader& config, ModelDescription& model) 
   // it); one extra row for the class token.
   const std::int64_t per_side = image / patch;
   const std::int64_t positions = checked_add(checked_mul(per_side, per_side), 1);
-  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // At their stored shapes: the Conv2d with its bias, the bare class and position parameters.
+  const auto extra = [&model](std::string name, const char* op, std::int64_t params,
+                              std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(shape), bare});
   };
   extra("vision_model.embeddings.patch_embedding", "Conv2d",
-        checked_add(checked_product({hidden, 3, patch, patch}), hidden));
-  extra("vision_model.embeddings.class_embedding", "Parameter", hidden);
-  extra("vision_model.embeddings.position_embedding", "Parameter", checked_mul(positions, hidden));
+        checked_add(checked_product({hidden, 3, patch, patch}), hidden), {hidden, 3, patch, patch});
+  extra("vision_model.embeddings.class_embedding", "Parameter", hidden, {1, 1, hidden}, true);
+  extra("vision_model.embeddings.position_embedding", "Parameter", checked_mul(positions, hidden),
+        {1, positions, hidden}, true);
   // Layer scale: ls1 and ls2 [d] per layer multiply the attention and MLP branches. They are
   // neither norms nor projections, so they are listed here rather than inside the blocks.
   extra("vision_model.encoder.layers.*.ls1/ls2", "LayerScale",

@@ -32,6 +32,14 @@ inline void check_tensor(const checkpoint::Inventory& inventory, const std::stri
   CHECK(tensor->shape == shape);
 }
 
+/// The dtype the inventory expects `name` in (the tensor must be listed).
+inline std::string dtype_of(const checkpoint::Inventory& inventory, const std::string& name) {
+  INFO(name);
+  const checkpoint::ExpectedTensor* tensor = find_tensor(inventory, name);
+  REQUIRE(tensor != nullptr);
+  return std::string(tensor->dtype);
+}
+
 /// The inventory does not list `name`.
 inline void check_absent(const checkpoint::Inventory& inventory, const std::string& name) {
   INFO(name);

@@ -348,14 +348,10 @@ TEST_CASE("Kimi-Linear: KDA under self_attn, block_sparse_moe with its shared ex
   check_tensor(inventory, "model.layers.26.block_sparse_moe.experts.255.w2.weight", {2304, 1024});
   check_tensor(inventory, "model.layers.26.block_sparse_moe.shared_experts.up_proj.weight",
                {1024, 2304});
-  const auto dtype_of = [&](const std::string& name) {
-    const auto* tensor = find_tensor(inventory, name);
-    REQUIRE(tensor != nullptr);
-    return std::string(tensor->dtype);
-  };
-  CHECK(dtype_of("model.layers.0.self_attn.A_log") == "F32");
-  CHECK(dtype_of("model.layers.0.self_attn.dt_bias") == "F32");
-  CHECK(dtype_of("model.layers.1.block_sparse_moe.gate.e_score_correction_bias") == "BF16");
+  CHECK(trace::test::dtype_of(inventory, "model.layers.0.self_attn.A_log") == "F32");
+  CHECK(trace::test::dtype_of(inventory, "model.layers.0.self_attn.dt_bias") == "F32");
+  CHECK(trace::test::dtype_of(
+            inventory, "model.layers.1.block_sparse_moe.gate.e_score_correction_bias") == "BF16");
   check_tensor(inventory, "model.layers.0.self_attn.A_log", {1, 1, 32, 1});
 }
 
@@ -416,4 +412,48 @@ TEST_CASE("DeepSeek-VL2: language.model.*, the SigLIP tower in timm's names, pro
   check_absent(inventory, "vision.blocks.27.attn.qkv.weight");
   // DeepSeek-OCR's SAM + CLIP encoder is not named: totals only.
   CHECK_FALSE(fixture_inventory("deepseek-ai--DeepSeek-OCR.json").complete);
+}
+
+TEST_CASE("InternVL chat: language_model.* in its LLM's names, InternViT, mlp1",
+          "[checkpoint][names]") {
+  // SOURCES-internvl.md: InternVL2_5-8B's index names vision_model.embeddings.*,
+  // vision_model.encoder.layers.N.{attn.qkv, attn.proj, mlp.fc1, mlp.fc2, norm1, norm2, ls1,
+  // ls2}, mlp1.{0,1,3} and the InternLM2 text model under language_model.*; 8,075,365,376
+  // parameters (its total_size / 2). InternViT-300M: d 1024, 24 layers, LayerNorm, qkv bias, 448 /
+  // 14 = 32 patches a side -> 1,025 positions; mlp1 reads 1024 x 2 x 2 = 4,096 values. Tensors:
+  // the tower 24 x 14 + 4, mlp1 6, InternLM2-7B 32 x 7 + 3 = 573.
+  const Inventory eight = fixture_inventory("OpenGVLab--InternVL2_5-8B.reconstructed.json");
+  CHECK(eight.complete);
+  CHECK(eight.tensors.size() == 573);
+  CHECK(trace::test::inventory_params(eight) == 8'075'365'376);
+  check_tensor(eight, "vision_model.embeddings.patch_embedding.weight", {1024, 3, 14, 14});
+  check_tensor(eight, "vision_model.embeddings.class_embedding", {1, 1, 1024});
+  check_tensor(eight, "vision_model.embeddings.position_embedding", {1, 1025, 1024});
+  check_tensor(eight, "vision_model.encoder.layers.23.attn.qkv.bias", {3072});
+  check_tensor(eight, "vision_model.encoder.layers.23.mlp.fc1.weight", {4096, 1024});
+  check_tensor(eight, "vision_model.encoder.layers.23.ls2", {1024});
+  check_tensor(eight, "mlp1.0.weight", {4096});
+  check_tensor(eight, "mlp1.1.weight", {4096, 4096});
+  check_tensor(eight, "mlp1.3.weight", {4096, 4096});
+  check_tensor(eight, "language_model.model.tok_embeddings.weight", {92553, 4096});
+  check_tensor(eight, "language_model.model.layers.31.feed_forward.w2.weight", {4096, 14336});
+  check_tensor(eight, "language_model.output.weight", {92553, 4096});
+  check_absent(eight, "language_model.lm_head.weight");
+  // InternVL2_5-26B: InternViT-6B (d 3200, 45 layers, RMSNorm, QK-norm over all heads, no qkv
+  // bias) and InternLM2-20B; 25,514,186,112 parameters (the Hub's).
+  const Inventory twenty_six = fixture_inventory("OpenGVLab--InternVL2_5-26B.reconstructed.json");
+  CHECK(twenty_six.complete);
+  CHECK(trace::test::inventory_params(twenty_six) == 25'514'186'112);
+  check_tensor(twenty_six, "vision_model.encoder.layers.44.attn.q_norm.weight", {3200});
+  check_absent(twenty_six, "vision_model.encoder.layers.44.attn.qkv.bias");
+  check_absent(twenty_six, "vision_model.encoder.layers.44.norm1.bias");
+  check_tensor(twenty_six, "mlp1.1.weight", {6144, 12800});
+  // InternVL2_5-1B: Qwen2-0.5B's names (vocabulary 151,674 in its llm_config) and an untied
+  // lm_head; 938,193,024 parameters.
+  const Inventory one = fixture_inventory("OpenGVLab--InternVL2_5-1B.reconstructed.json");
+  CHECK(one.complete);
+  CHECK(trace::test::inventory_params(one) == 938'193'024);
+  check_tensor(one, "language_model.model.embed_tokens.weight", {151674, 896});
+  check_tensor(one, "language_model.model.layers.23.self_attn.k_proj.bias", {128});
+  check_tensor(one, "language_model.lm_head.weight", {151674, 896});
 }

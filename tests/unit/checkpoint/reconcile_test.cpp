@@ -545,3 +545,43 @@ TEST_CASE("Pegasus: an upload without its sinusoidal tables reconciles, and so d
     CHECK_FALSE(r.agrees());
   }
 }
+
+TEST_CASE("an upload saved from the bare base class reconciles without the wrapper",
+          "[checkpoint][reconcile]") {
+  // facebook/opt-350m, -6.7b, -13b and -30b were saved from OPTModel: decoder.* for OPT's
+  // model.decoder.*, and no lm_head (SOURCES-opt.md). Every parameter of opt-125m's inventory
+  // spelled so, in its dtype and shape, must agree; the explanation names the wrapper.
+  const trace::ModelDescription model =
+      trace::parse_model_config(trace::test::config_text("facebook--opt-125m.json"));
+  const trace::ParameterCount params = trace::count_parameters(model);
+  const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
+  REQUIRE(inventory.complete);
+  REQUIRE(inventory.bare_prefix == "model.");
+  std::vector<TensorSpec> bare;
+  std::vector<TensorSpec> wrapped;
+  for (const auto& tensor : inventory.tensors) {
+    if (tensor.buffer) continue;
+    REQUIRE(tensor.name.starts_with("model."));
+    bare.push_back({tensor.name.substr(6), std::string(tensor.dtype), tensor.shape});
+    wrapped.push_back({tensor.name, std::string(tensor.dtype), tensor.shape});
+  }
+  const Reconciliation r =
+      trace::checkpoint::reconcile(inventory, shards_of(bare), params.total, {});
+  CHECK(r.only_in_checkpoint_count == 0);
+  CHECK(r.only_in_trace_count == 0);
+  CHECK(r.agrees());
+  CHECK(std::any_of(r.explanations.begin(), r.explanations.end(), [](const std::string& line) {
+    return line.find("lack the 'model.' wrapper") != std::string::npos;
+  }));
+  // The wrapped spelling agrees as well, without the explanation.
+  const Reconciliation w =
+      trace::checkpoint::reconcile(inventory, shards_of(wrapped), params.total, {});
+  CHECK(w.agrees());
+  CHECK(std::none_of(w.explanations.begin(), w.explanations.end(), [](const std::string& line) {
+    return line.find("wrapper") != std::string::npos;
+  }));
+  // A family without a bare spelling finds nothing under a stripped name.
+  const trace::ModelDescription llama =
+      trace::parse_model_config(trace::test::config_text("meta-llama--Llama-3.1-405B.json"));
+  CHECK(trace::checkpoint::build_inventory(llama).bare_prefix.empty());
+}
