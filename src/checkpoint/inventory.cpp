@@ -815,6 +815,13 @@ class Builder {
       add(full_name(at + ".o_norm.weight"), {ssm.head_dim}, base_.name, true);
       return;
     }
+    if (ssm.kind == SsmKind::short_conv) {
+      // LFM2's Lfm2ShortConv: a depthwise conv over its hidden channels, `conv.conv`
+      // [H, 1, L_cache], biased only with conv_bias.
+      add(full_name(at + ".conv.weight"), {ssm.inner, 1, ssm.conv_kernel}, base_.name, true);
+      if (ssm.conv_bias) add(full_name(at + ".conv.bias"), {ssm.inner}, base_.name, true);
+      return;
+    }
     if (ssm.kind == SsmKind::lightning) {
       // MiniMax's lightning attention: the RMSNorm over its heads' output before the gate
       // (modeling_minimax_m1.py); no convolution, no learned decay.
@@ -870,6 +877,8 @@ class Builder {
     } else if (naming_.encoder_heads || name.starts_with("pooler.") || name.starts_with("cls.") ||
                name == "classifier") {
       emit_bert_head(extra);
+    } else if (naming_.known && emit_shaped(renamed(name), extra)) {
+      // the family gave the shape (OPT-350m's model.decoder.project_in / project_out)
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", name, extra.op));
     }

@@ -711,6 +711,22 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
             .vision_root = "",
             .vision_stack = "vision"};
   }
+  if (type == "lfm2" || type == "lfm2_moe") {
+    // transformers' modeling_lfm2.py / modeling_lfm2_moe.py (SOURCES-lfm2-kimi-linear.md,
+    // SOURCES-lfm2_moe.md): operator_norm, ffn_norm, the short conv's conv.{in_proj, conv,
+    // out_proj}, self_attn.{q,k,v}_proj and out_proj with q_layernorm / k_layernorm,
+    // feed_forward.w1 / w3 / w2 (LFM2-MoE: feed_forward.{gate, expert_bias, experts.E.w1/w3/w2}),
+    // the final embedding_norm; the head tied.
+    return {.label = "LFM2 (model.*, conv, self_attn.out_proj, feed_forward.w1/w2/w3)",
+            .renames = {{"", ".self_attn.o_proj.", ".self_attn.out_proj."},
+                        {"", ".mlp.gate.e_score_correction_bias", ".feed_forward.expert_bias"},
+                        {"", ".mlp.gate.", ".feed_forward.gate."},
+                        {"", ".mlp.experts.", ".feed_forward.experts."},
+                        {"", ".gate_proj.", ".w1."},
+                        {"", ".up_proj.", ".w3."},
+                        {"", ".down_proj.", ".w2."},
+                        {"", ".mlp.", ".feed_forward."}}};
+  }
   if (type == "minimax_m1") {
     // MiniMax-AI/MiniMax-M1's modeling_minimax_m1.py and the index beside it (8,243 tensors,
     // SOURCES-minimax.md): Mixtral's block_sparse_moe with its gate in F32 (the index's bytes

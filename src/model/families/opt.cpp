@@ -25,10 +25,16 @@ ModelDescription build_opt(const ConfigReader& config) {
   const bool affine = config.bool_or("layer_norm_elementwise_affine", true);
   const NormKind norm_kind = affine ? NormKind::layer_norm : NormKind::layer_norm_no_affine;
   if (projection != hidden) {
-    model.extra_parameters.push_back(
-        {"decoder.project_in", "embedding", "Linear", checked_mul(projection, hidden)});
-    model.extra_parameters.push_back(
-        {"decoder.project_out", "head", "Linear", checked_mul(hidden, projection)});
+    model.extra_parameters.push_back({"model.decoder.project_in",
+                                      "embedding",
+                                      "Linear",
+                                      checked_mul(projection, hidden),
+                                      {hidden, projection}});
+    model.extra_parameters.push_back({"model.decoder.project_out",
+                                      "head",
+                                      "Linear",
+                                      checked_mul(hidden, projection),
+                                      {projection, hidden}});
   }
 
   Stack stack;

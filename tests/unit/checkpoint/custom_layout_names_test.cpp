@@ -56,16 +56,19 @@ TEST_CASE("OPT: model.decoder.*, learned positions offset by 2, fc1/fc2, stored 
   CHECK(inventory_params(inventory) == 125239296);
 }
 
-TEST_CASE("OPT-350m: project_in / project_out leave the inventory partial", "[checkpoint][names]") {
+TEST_CASE("OPT-350m: project_in / project_out at the shapes OPTDecoder builds",
+          "[checkpoint][names]") {
   // facebook/opt-350m: word_embed_proj_dim 512 != hidden 1024, so bias-free project_in [1024, 512]
-  // and project_out [512, 1024], which the inventory does not name; the rest is spelled as
-  // OPT-125m: embed_tokens 512 wide, embed_positions hidden wide (2050 x 1024), ffn_dim 4096, 24
-  // layers (0..23), do_layer_norm_before false, so no final_layer_norm.
+  // and project_out [512, 1024]; the rest is spelled as OPT-125m: embed_tokens 512 wide,
+  // embed_positions hidden wide (2050 x 1024), ffn_dim 4096, 24 layers (0..23),
+  // do_layer_norm_before false, so no final_layer_norm. 331,196,416 parameters
+  // (SOURCES-gpt-families.md). Its upload spells them decoder.* (Naming::bare_prefix).
   const Inventory inventory = fixture_inventory("facebook--opt-350m.json");
-  CHECK_FALSE(inventory.complete);
-  CHECK(std::any_of(inventory.gaps.begin(), inventory.gaps.end(), [](const std::string& gap) {
-    return gap.find("project_in") != std::string::npos;
-  }));
+  CHECK(inventory.complete);
+  CHECK(inventory_params(inventory) == 331'196'416);
+  check_tensor(inventory, "model.decoder.project_in.weight", {1024, 512});
+  check_tensor(inventory, "model.decoder.project_out.weight", {512, 1024});
+  check_absent(inventory, "model.decoder.project_in.bias");
   check_tensor(inventory, "model.decoder.embed_tokens.weight", {50272, 512});
   check_tensor(inventory, "model.decoder.embed_positions.weight", {2050, 1024});
   check_tensor(inventory, "model.decoder.layers.23.fc1.weight", {4096, 1024});

@@ -457,3 +457,34 @@ TEST_CASE("InternVL chat: language_model.* in its LLM's names, InternViT, mlp1",
   check_tensor(one, "language_model.model.layers.23.self_attn.k_proj.bias", {128});
   check_tensor(one, "language_model.lm_head.weight", {151674, 896});
 }
+
+TEST_CASE("LFM2: conv.{in_proj, conv, out_proj}, self_attn.out_proj, feed_forward.w1/w3/w2",
+          "[checkpoint][names]") {
+  // SOURCES-lfm2-kimi-linear.md: LFM2-1.2B, hidden 2048, 16 layers, attention at 2, 5, 8, 10,
+  // 12, 14 (32 heads x 64, 8 kv heads); the other ten a short conv of conv_L_cache 3 over 2048
+  // channels: conv.conv [2048, 1, 3]; feed-forward 8,192 (block_ff_dim 12288 x 2 / 3);
+  // 1,170,340,608 parameters (its card).
+  const Inventory inventory = fixture_inventory("LiquidAI--LFM2-1.2B.reconstructed.json");
+  CHECK(inventory.complete);
+  CHECK(trace::test::inventory_params(inventory) == 1'170'340'608);
+  check_tensor(inventory, "model.layers.0.conv.conv.weight", {2048, 1, 3});
+  check_tensor(inventory, "model.layers.0.conv.in_proj.weight", {6144, 2048});
+  check_absent(inventory, "model.layers.0.conv.conv.bias");
+  check_absent(inventory, "model.layers.2.conv.conv.weight");
+  check_tensor(inventory, "model.layers.2.self_attn.out_proj.weight", {2048, 2048});
+  check_tensor(inventory, "model.layers.2.self_attn.q_layernorm.weight", {64});
+  check_tensor(inventory, "model.layers.15.feed_forward.w2.weight", {2048, 8192});
+  check_tensor(inventory, "model.layers.15.operator_norm.weight", {2048});
+  check_tensor(inventory, "model.embedding_norm.weight", {2048});
+  check_absent(inventory, "lm_head.weight");
+  // LFM2-8B-A1B (SOURCES-lfm2_moe.md): the Hub's split {F32: 704, BF16: 8,339,929,856} is the 22
+  // MoE layers' expert_bias [32] in F32 and the rest; dense layers 0 and 1.
+  const Inventory moe = fixture_inventory("LiquidAI--LFM2-8B-A1B.reconstructed.json");
+  CHECK(moe.complete);
+  CHECK(trace::test::inventory_params(moe) == 8'339'930'560);
+  check_tensor(moe, "model.layers.1.feed_forward.w1.weight", {7168, 2048});
+  check_tensor(moe, "model.layers.2.feed_forward.gate.weight", {32, 2048});
+  check_tensor(moe, "model.layers.2.feed_forward.expert_bias", {32});
+  CHECK(trace::test::dtype_of(moe, "model.layers.2.feed_forward.expert_bias") == "F32");
+  check_tensor(moe, "model.layers.23.feed_forward.experts.31.w2.weight", {2048, 1792});
+}
