@@ -864,12 +864,15 @@ class Builder {
     } else if (naming_.encoder_heads && name.find(".*.") != std::string::npos) {
       emit_per_layer(extra);
     } else if (ends_with(name, ".enorm") || ends_with(name, ".hnorm") ||
-               ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm")) {
+               ends_with(name, ".shared_head.norm") || ends_with(name, ".final_layernorm") ||
+               ends_with(name, ".token_layernorm") || ends_with(name, ".hidden_layernorm")) {
       add(name + ".weight", {extra.params}, base_.name, true);
     } else if (extra.op == "xIELU" && naming_.known) {
       add(name, {extra.params}, base_.name, true);  // Apertus's alpha_p / alpha_n, shape [1]
-    } else if (ends_with(name, ".eh_proj") || name == "mtp.fc") {
-      add(name + ".weight", {h, 2 * h}, base_.name, true);  // DeepSeek's eh_proj, Qwen3-Next's fc
+    } else if (ends_with(name, ".eh_proj") || name == "mtp.fc" ||
+               (name.find(".mtp_layers.") != std::string::npos && ends_with(name, ".input_proj"))) {
+      // DeepSeek's eh_proj, Qwen3-Next's fc, MiMo's input_proj: [h, 2h] over the two states
+      add(name + ".weight", {h, 2 * h}, base_.name, true);
     } else if (name == "mtp.pre_fc_norm_embedding" || name == "mtp.pre_fc_norm_hidden") {
       add(name + ".weight", {extra.params}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
@@ -1036,7 +1039,8 @@ Inventory build_inventory(const ModelDescription& model) {
 }
 
 std::string component_of(std::string_view name, const Inventory& inventory) {
-  if (name.starts_with("mtp.")) return "mtp";
+  // MTP stacks: Qwen3-Next's and Nemotron-H's mtp.*, MiMo's model.mtp_layers.*
+  if (name.starts_with("mtp.") || contains(name, ".mtp_layers.")) return "mtp";
   if (inventory.main_layers > 0 && name.starts_with(inventory.layer_prefix)) {
     const std::string_view rest = name.substr(inventory.layer_prefix.size());
     std::int64_t index = 0;

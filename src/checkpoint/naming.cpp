@@ -727,6 +727,14 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
                         {"", ".down_proj.", ".w2."},
                         {"", ".mlp.", ".feed_forward."}}};
   }
+  if (type == "mimo") {
+    // XiaomiMiMo's remote modeling_mimo.py (MiMoModel(Qwen2Model) + mtp_layers): Qwen2's names,
+    // each MTP layer stored as model.mtp_layers.N with a decoder layer's tensors and
+    // token_layernorm, hidden_layernorm, input_proj [h, 2h], final_layernorm: 16 tensors, the
+    // count a public MTP loader quotes for the released layout (SOURCES-mimo.md).
+    return {.label = "MiMo (model.*, MTP as model.mtp_layers.N)",
+            .renames = {{"", "mtp.layers.", "model.mtp_layers."}}};
+  }
   if (type == "minimax_m1") {
     // MiniMax-AI/MiniMax-M1's modeling_minimax_m1.py and the index beside it (8,243 tensors,
     // SOURCES-minimax.md): Mixtral's block_sparse_moe with its gate in F32 (the index's bytes

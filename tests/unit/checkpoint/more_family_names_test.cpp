@@ -488,3 +488,24 @@ TEST_CASE("LFM2: conv.{in_proj, conv, out_proj}, self_attn.out_proj, feed_forwar
   CHECK(trace::test::dtype_of(moe, "model.layers.2.feed_forward.expert_bias") == "F32");
   check_tensor(moe, "model.layers.23.feed_forward.experts.31.w2.weight", {2048, 1792});
 }
+
+TEST_CASE("MiMo: Qwen2's names, the MTP layer as model.mtp_layers.0", "[checkpoint][names]") {
+  // SOURCES-mimo.md: MiMo-7B-Base, hidden 4096, 36 layers (q/k/v biased, 8 kv heads x 128), MLP
+  // 11,008, vocabulary 151,680, untied; one MTP layer of 16 tensors (a decoder layer's 12 +
+  // token_layernorm, hidden_layernorm, input_proj [4096, 8192], final_layernorm): 36 x 12 + 3 +
+  // 16 = 451 tensors, 7,833,409,536 parameters (210,790,400 of them the MTP layer's).
+  const Inventory inventory = fixture_inventory("XiaomiMiMo--MiMo-7B-Base.reconstructed.json");
+  CHECK(inventory.complete);
+  CHECK(inventory.tensors.size() == 451);
+  CHECK(trace::test::inventory_params(inventory) == 7'833'409'536);
+  check_tensor(inventory, "model.mtp_layers.0.input_proj.weight", {4096, 8192});
+  check_tensor(inventory, "model.mtp_layers.0.token_layernorm.weight", {4096});
+  check_tensor(inventory, "model.mtp_layers.0.hidden_layernorm.weight", {4096});
+  check_tensor(inventory, "model.mtp_layers.0.final_layernorm.weight", {4096});
+  check_tensor(inventory, "model.mtp_layers.0.self_attn.k_proj.bias", {1024});
+  check_tensor(inventory, "model.mtp_layers.0.mlp.down_proj.weight", {4096, 11008});
+  check_absent(inventory, "mtp.layers.0.mlp.down_proj.weight");
+  check_absent(inventory, "model.layers.36.mlp.down_proj.weight");
+  CHECK(trace::checkpoint::component_of("model.mtp_layers.0.input_proj.weight", inventory) ==
+        "mtp");
+}
