@@ -694,6 +694,23 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (type == "gpt_neo") return gpt_neo_naming();
   if (type == "mixtral") return mixtral_naming();
   if (type == "internvl_chat") return internvl_chat_naming(text_type);
+  if (type == "internvl") {
+    // InternVLForConditionalGeneration as the -hf uploads store it, the legacy layout
+    // transformers saves (InternVL3_5-8B-HF's index, 841 tensors; SOURCES-internvl_hf.md): the
+    // text model under language_model.model.*, language_model.lm_head; the tower as
+    // vision_tower.embeddings.{cls_token, patch_embeddings.projection, position_embeddings} and
+    // vision_tower.encoder.layer.N.{attention.{q,k,v}_proj, attention.projection_layer,
+    // attention.q_norm / k_norm, layernorm_before, layernorm_after, mlp.fc1, mlp.fc2, lambda_1,
+    // lambda_2}; multi_modal_projector.{layer_norm, linear_1, linear_2}.
+    return {.label = "InternVL-HF (language_model.model.*, vision_tower.encoder.layer.N)",
+            .root = "language_model.model.",
+            .renames = {{"vision_tower.", ".attention.o_proj.", ".attention.projection_layer."},
+                        {"vision_tower.", ".mlp.up_proj.", ".mlp.fc1."},
+                        {"vision_tower.", ".mlp.down_proj.", ".mlp.fc2."},
+                        {"", "lm_head.", "language_model.lm_head."}},
+            .vision_root = "",
+            .vision_layers = "layer"};
+  }
   if (type == "deepseek_vl_v2") {
     // DeepSeek-VL2's remote code as its uploads store it (SOURCES-deepseek_vl_v2.md): the
     // DeepSeek-V2 text model under language.model.*, language.lm_head; the SigLIP tower in

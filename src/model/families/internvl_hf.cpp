@@ -166,18 +166,22 @@ VisionShape add_vision_tower(const ConfigReader& config, ModelDescription& model
   // The position table is sized by image_size: one row per patch plus the class token.
   const std::int64_t rows = image_h / patch_h;
   const std::int64_t columns = image_w / patch_w;
-  const auto extra = [&model](const char* name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({name, "vision", op, params});
+  // At their stored shapes: the Conv2d with its bias, the bare token and position parameters.
+  const auto extra = [&model](const char* name, const char* op, std::int64_t params,
+                              std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back({name, "vision", op, params, std::move(shape), bare});
   };
   extra("vision_tower.embeddings.patch_embeddings.projection", "Conv2d",
-        checked_add(checked_product({hidden, channels, patch_h, patch_w}), hidden));
-  extra("vision_tower.embeddings.cls_token", "Parameter", hidden);
+        checked_add(checked_product({hidden, channels, patch_h, patch_w}), hidden),
+        {hidden, channels, patch_h, patch_w});
+  extra("vision_tower.embeddings.cls_token", "Parameter", hidden, {1, 1, hidden}, true);
   if (vision.bool_or("use_mask_token", false)) {
-    extra("vision_tower.embeddings.mask_token", "Parameter", hidden);
+    extra("vision_tower.embeddings.mask_token", "Parameter", hidden, {1, 1, hidden}, true);
   }
   if (vision.bool_or("use_absolute_position_embeddings", true)) {
+    const std::int64_t positions = checked_add(checked_mul(rows, columns), 1);
     extra("vision_tower.embeddings.position_embeddings", "Parameter",
-          checked_mul(checked_add(checked_mul(rows, columns), 1), hidden));
+          checked_mul(positions, hidden), {1, positions, hidden}, true);
   }
   // Layer scale: lambda_1 and lambda_2 [d] per layer scale the attention and MLP branches; they
   // exist whatever layer_scale_init_value is. Neither norms nor projections, so listed here.

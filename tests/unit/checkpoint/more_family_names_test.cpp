@@ -509,3 +509,33 @@ TEST_CASE("MiMo: Qwen2's names, the MTP layer as model.mtp_layers.0", "[checkpoi
   CHECK(trace::checkpoint::component_of("model.mtp_layers.0.input_proj.weight", inventory) ==
         "mtp");
 }
+
+TEST_CASE("InternVL-HF: the legacy layout transformers saves, lambda_1 / lambda_2 per layer",
+          "[checkpoint][names]") {
+  // SOURCES-internvl_hf.md: InternVL3_5-8B-HF's index, 841 tensors = 4 embeddings + 24 x 18
+  // tower + 6 projector + Qwen3-8B's 36 x 11 + 3; 8,528,318,464 parameters. InternVL3-1B-hf: 733
+  // tensor keys, 938,193,024 parameters. Tower: d 1024, 448 / 14 = 32 patches a side -> 1,025
+  // positions, MLP 4,096, q/k/v biased; projector from 1024 x 2 x 2 = 4,096 values.
+  const Inventory eight = fixture_inventory("OpenGVLab--InternVL3_5-8B-HF.json");
+  CHECK(eight.complete);
+  CHECK(eight.tensors.size() == 841);
+  CHECK(trace::test::inventory_params(eight) == 8'528'318'464);
+  check_tensor(eight, "vision_tower.embeddings.cls_token", {1, 1, 1024});
+  check_tensor(eight, "vision_tower.embeddings.patch_embeddings.projection.weight",
+               {1024, 3, 14, 14});
+  check_tensor(eight, "vision_tower.embeddings.position_embeddings", {1, 1025, 1024});
+  check_tensor(eight, "vision_tower.encoder.layer.23.attention.projection_layer.weight",
+               {1024, 1024});
+  check_tensor(eight, "vision_tower.encoder.layer.23.attention.k_proj.bias", {1024});
+  check_tensor(eight, "vision_tower.encoder.layer.23.mlp.fc2.weight", {1024, 4096});
+  check_tensor(eight, "vision_tower.encoder.layer.23.lambda_1", {1024});
+  check_tensor(eight, "vision_tower.encoder.layer.23.layernorm_after.bias", {1024});
+  check_tensor(eight, "multi_modal_projector.linear_1.weight", {4096, 4096});
+  check_tensor(eight, "language_model.model.layers.35.self_attn.q_norm.weight", {128});
+  check_tensor(eight, "language_model.lm_head.weight", {151936, 4096});
+  check_absent(eight, "vision_tower.layernorm.weight");
+  const Inventory one = fixture_inventory("OpenGVLab--InternVL3-1B-hf.reconstructed.json");
+  CHECK(one.complete);
+  CHECK(one.tensors.size() == 733);
+  CHECK(trace::test::inventory_params(one) == 938'193'024);
+}
