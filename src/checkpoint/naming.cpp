@@ -255,6 +255,23 @@ Naming bart_naming() {
           .bare_prefix = "model."};
 }
 
+// A vision tower in timm-like names under `scope` (Qwen's visual.*, InternViT's vision_model.*,
+// DeepSeek-VL2's vision.*): attn.qkv and attn.proj, and where given the MLP's two Linears.
+std::vector<Rename> tower_renames(std::string_view scope, std::string_view fc1,
+                                  std::string_view fc2) {
+  std::vector<Rename> renames{{scope, ".attn.qkv_proj.", ".attn.qkv."},
+                              {scope, ".attn.o_proj.", ".attn.proj."}};
+  if (!fc1.empty()) {
+    renames.push_back({scope, ".mlp.up_proj.", fc1});
+    renames.push_back({scope, ".mlp.down_proj.", fc2});
+  }
+  return renames;
+}
+
+std::vector<Rename> qwen_tower_renames(std::string_view fc1, std::string_view fc2) {
+  return tower_renames("visual.", fc1, fc2);
+}
+
 // InternVLChatModel (OpenGVLab's remote modeling_internvl_chat.py and modeling_intern_vit.py)
 // as InternVL2_5-8B's index names it (SOURCES-internvl.md): the language model under
 // language_model.* in its own family's names (Qwen2, Qwen3, Llama, Phi-3: model.* and lm_head;
@@ -282,11 +299,8 @@ Naming internvl_chat_naming(const std::string& text_type) {
     naming.known = false;
   }
   // The tower's first: the text model's MLP renames would match its mlp.up_proj too.
-  naming.renames.insert(naming.renames.begin(),
-                        {{"vision_model.", ".attn.qkv_proj.", ".attn.qkv."},
-                         {"vision_model.", ".attn.o_proj.", ".attn.proj."},
-                         {"vision_model.", ".mlp.up_proj.", ".mlp.fc1."},
-                         {"vision_model.", ".mlp.down_proj.", ".mlp.fc2."}});
+  const std::vector<Rename> tower = tower_renames("vision_model.", ".mlp.fc1.", ".mlp.fc2.");
+  naming.renames.insert(naming.renames.begin(), tower.begin(), tower.end());
   return naming;
 }
 
@@ -433,15 +447,6 @@ Naming gpt_oss_naming() {
 // The Qwen vision towers' spellings of trace's module names (visual.blocks.N): the fused
 // attn.qkv and attn.proj; a plain MLP's two Linears as `fc1` / `fc2` (Qwen2-VL's "fc1", Qwen3-VL's
 // "linear_fc1"); a gated MLP (Qwen2.5-VL) keeps gate_proj / up_proj / down_proj: `fc1` empty.
-std::vector<Rename> qwen_tower_renames(std::string_view fc1, std::string_view fc2) {
-  std::vector<Rename> renames{{"visual.", ".attn.qkv_proj.", ".attn.qkv."},
-                              {"visual.", ".attn.o_proj.", ".attn.proj."}};
-  if (!fc1.empty()) {
-    renames.push_back({"visual.", ".mlp.up_proj.", fc1});
-    renames.push_back({"visual.", ".mlp.down_proj.", fc2});
-  }
-  return renames;
-}
 
 // The CLIP and SigLIP towers' spellings (encoder.layers.N under `scope`): self_attn.out_proj,
 // mlp.fc1 / fc2, and post_layernorm beside the encoder, not inside it.
@@ -718,13 +723,11 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
     // attn.proj, norm2, mlp.fc1, mlp.fc2}, norm, attn_pool.*); projector.layers.N;
     // image_newline and view_seperator at the top. DeepSeek-OCR's SAM + CLIP encoder is not
     // named.
+    std::vector<Rename> renames = tower_renames("vision.", ".mlp.fc1.", ".mlp.fc2.");
+    renames.insert(renames.begin(), {"", "lm_head.", "language.lm_head."});
     return {.label = "DeepSeek-VL2 (language.model.*, vision.blocks.N, projector.layers)",
             .root = "language.model.",
-            .renames = {{"", "lm_head.", "language.lm_head."},
-                        {"vision.", ".attn.qkv_proj.", ".attn.qkv."},
-                        {"vision.", ".attn.o_proj.", ".attn.proj."},
-                        {"vision.", ".mlp.up_proj.", ".mlp.fc1."},
-                        {"vision.", ".mlp.down_proj.", ".mlp.fc2."}},
+            .renames = std::move(renames),
             .vision_root = "",
             .vision_stack = "vision"};
   }
