@@ -739,14 +739,14 @@ Job make_job(const PlanOptions& options, const std::string& mode,
   job.fsdp = fsdp;
   // DeepSpeed's buckets: ZeRO-1, 2 and 3 reduce through them. overlap_comm under ZeRO-1 also
   // reduces in backward, a layout trace does not model; under ZeRO-3 it adds no bucket.
-  const bool deepspeed = job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 ||
-                         (job.sharding == Sharding::zero3 && !fsdp);
+  const bool deepspeed =
+      job.sharding == Sharding::zero1 || job.sharding == Sharding::zero2 || deepspeed_zero3(job);
   if (options.reduce_bucket_size && !deepspeed) {
     throw ConfigError(
         "--reduce-bucket-size needs --strategy zero1, zero2 or zero3 (it sets DeepSpeed's "
         "gradient buckets)");
   }
-  if (options.sub_group_size && !(job.sharding == Sharding::zero3 && !fsdp)) {
+  if (options.sub_group_size && !deepspeed_zero3(job)) {
     throw ConfigError(
         "--sub-group-size needs --strategy zero3 (it sets DeepSpeed ZeRO-3's optimizer step)");
   }
