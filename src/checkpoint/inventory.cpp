@@ -877,11 +877,12 @@ class Builder {
       add(name + ".weight", {extra.params}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
       add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
+    } else if (naming_.known && emit_shaped(renamed(name), extra)) {
+      // The family gave the shape (Whisper's conv1 [d, mel bins, 3], OPT-350m's project_in /
+      // project_out): it is taken before any inference from the count.
     } else if (naming_.encoder_heads || name.starts_with("pooler.") || name.starts_with("cls.") ||
                name == "classifier") {
       emit_bert_head(extra);
-    } else if (naming_.known && emit_shaped(renamed(name), extra)) {
-      // the family gave the shape (OPT-350m's model.decoder.project_in / project_out)
     } else {
       gap(fmt::format("tensor '{}' ({}) is not named", name, extra.op));
     }
@@ -935,8 +936,6 @@ class Builder {
       add(name + ".weight", {extra.params / heads, heads}, base_.name, true);
     } else if (extra.op == "Embedding" && extra.params % width == 0) {
       add(name + ".weight", {extra.params / width, width}, base_.name, true);
-    } else if (!extra.shape.empty() && emit_shaped(name, extra)) {
-      // the family gave the shape (Whisper's conv1, [d, mel bins, 3])
     } else if (extra.op == "Conv1d" && extra.params > h &&
                (extra.params - h) % checked_mul(h, h) == 0) {
       // DeBERTa-v2's encoder.conv.conv, Conv1d(h, h, kernel) with a bias; conv_groups is 1 in

@@ -580,8 +580,13 @@ TEST_CASE("an upload saved from the bare base class reconciles without the wrapp
   CHECK(std::none_of(w.explanations.begin(), w.explanations.end(), [](const std::string& line) {
     return line.find("wrapper") != std::string::npos;
   }));
-  // A family without a bare spelling finds nothing under a stripped name.
-  const trace::ModelDescription llama =
-      trace::parse_model_config(trace::test::config_text("meta-llama--Llama-3.1-405B.json"));
-  CHECK(trace::checkpoint::build_inventory(llama).bare_prefix.empty());
+  // A family without a bare spelling finds nothing under a stripped name: the tiny Llama's
+  // tensors without "model." are all only in the checkpoint but lm_head.weight.
+  std::vector<TensorSpec> stripped = tiny_llama_tensors();
+  for (TensorSpec& tensor : stripped) {
+    if (tensor.name.starts_with("model.")) tensor.name.erase(0, 6);
+  }
+  const Reconciliation llama = reconcile_config(k_tiny_llama, stripped);
+  CHECK(llama.only_in_checkpoint_count == static_cast<std::int64_t>(stripped.size()) - 1);
+  CHECK_FALSE(llama.agrees());
 }

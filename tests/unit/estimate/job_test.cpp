@@ -538,7 +538,6 @@ TEST_CASE("DeepSpeed's ZeRO-3 keeps a bf16 partition and steps it a sub-group at
   // 109,216 + 208,000 = 317,216, and backward is the peak again.
   job.zero_sub_group_size = 10'000;
   CHECK(estimate(job).breakdown.gradients == 237'216);
-  CHECK(317'216 - 16'096 - 201'984 < 237'216);
   // PyTorch's FSDP holds fp32 gradient shards instead: 50,512 x 4
   job.foreach_step = false;
   job.fsdp = true;
