@@ -104,6 +104,8 @@ struct PlanOptions {
   /// DeepSpeed's reduce_bucket_size (values, or "auto")
   std::optional<std::string> reduce_bucket_size;
   std::optional<std::int64_t> sub_group_size;  ///< DeepSpeed ZeRO-3's sub_group_size (values)
+  /// DeepSpeed ZeRO-3's stage3_max_reuse_distance (values)
+  std::optional<std::int64_t> max_reuse_distance;
   bool overlap_comm = false;
   bool grad_as_bucket_view = false;
   bool frozen_in_flat_params = false;
@@ -508,6 +510,11 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "with --strategy zero3: DeepSpeed's sub_group_size, the partition's values the "
                  "optimizer step casts to fp32 and updates at a time (default 1e9, DeepSpeed's)")
       ->transform(decimal_count());
+  app.add_option("--max-reuse-distance", options.max_reuse_distance,
+                 "with --strategy zero3: DeepSpeed's stage3_max_reuse_distance, how near (in "
+                 "parameters) a layer's next use must lie for it to stay gathered (default 1e9, "
+                 "DeepSpeed's; 0 repartitions every layer after it runs)")
+      ->transform(decimal_count());
   app.add_flag("--overlap-comm", options.overlap_comm,
                "with --strategy zero2: DeepSpeed's overlap_comm, a second reduce bucket filled "
                "while the first is reduced");
@@ -750,6 +757,11 @@ Job make_job(const PlanOptions& options, const std::string& mode,
     throw ConfigError(
         "--sub-group-size needs --strategy zero3 (it sets DeepSpeed ZeRO-3's optimizer step)");
   }
+  if (options.max_reuse_distance && !deepspeed_zero3(job)) {
+    throw ConfigError(
+        "--max-reuse-distance needs --strategy zero3 (it sets what DeepSpeed ZeRO-3 keeps "
+        "gathered)");
+  }
   if (options.overlap_comm && job.sharding != Sharding::zero2) {
     throw ConfigError(
         "--overlap-comm needs --strategy zero2 (it sets DeepSpeed ZeRO-2's gradient buckets; "
@@ -773,6 +785,7 @@ Job make_job(const PlanOptions& options, const std::string& mode,
     }
   }
   if (options.sub_group_size) job.zero_sub_group_size = *options.sub_group_size;
+  if (options.max_reuse_distance) job.zero_max_reuse_distance = *options.max_reuse_distance;
   if (options.grad_as_bucket_view && job.sharding != Sharding::ddp) {
     throw ConfigError(
         "--grad-as-bucket-view needs --strategy ddp (it says how PyTorch DDP holds gradients)");

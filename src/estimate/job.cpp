@@ -86,6 +86,10 @@ void validate_job(const Job& job) {
     check(*job.zero_reduce_bucket, 1LL << 40, "--reduce-bucket-size");
   }
   check(job.zero_sub_group_size, 1LL << 40, "--sub-group-size");
+  if (job.zero_max_reuse_distance < 0 || job.zero_max_reuse_distance > (1LL << 50)) {
+    throw ConfigError(fmt::format("--max-reuse-distance = {} is out of range (0..{})",
+                                  job.zero_max_reuse_distance, 1LL << 50));
+  }
   if (job.preference != Preference::none && job.mode == JobMode::serve) {
     throw ConfigError("--preference is for training jobs (--mode full, lora or qlora)");
   }
@@ -271,6 +275,10 @@ std::string describe_job(const Job& job, OneGpu one_gpu) {
     if (deepspeed_zero3(job) && job.mode != JobMode::serve &&
         job.zero_sub_group_size != 1'000'000'000) {
       split += fmt::format(" sub-group {}", job.zero_sub_group_size);
+    }
+    if (deepspeed_zero3(job) && job.mode != JobMode::serve &&
+        job.zero_max_reuse_distance != 1'000'000'000) {
+      split += fmt::format(" reuse {}", job.zero_max_reuse_distance);
     }
     if (job.sharding == Sharding::ddp && !job.ddp_bucket_copy && job.mode != JobMode::serve)
       split += " no bucket copy";

@@ -123,11 +123,41 @@ ShardedUnits sharded_units(const ModelDescription& model, std::int64_t text_and_
       if (block.shared_weights) continue;
       units.largest_block = std::max(units.largest_block, block_params(block));
       in_blocks = checked_add(in_blocks, block_params(block));
+      if (!stack.vision) units.text_blocks.push_back(block_params(block));
     }
   }
   units.outside_blocks = std::max<std::int64_t>(0, text_and_vision_params - in_blocks);
   units.vocab_matrix = vocab_matrix(model);
   return units;
+}
+
+// What DeepSpeed's ZeRO-3 still holds gathered when forward turns into backward. Its
+// coordinator (partitioned_param_coordinator.py, __params_to_release) repartitions a module's
+// parameters after it runs unless the step's trace, walked from there, reaches them again
+// before stage3_max_reuse_distance values. After layer i the walk crosses the later layers and
+// the head (H) in forward, the head again and the later layers in backward, twice with
+// checkpointing (recomputed, then differentiated): 2H + (1 + c) x later layers. The layers
+// within reach from the last one back stay gathered; the embedding too when the whole walk is.
+struct ReusedAtTurn {
+  std::int64_t layers = 0;
+  bool embedding = false;
+};
+
+ReusedAtTurn reused_at_turn(const ShardedUnits& units, const Job& job) {
+  const std::int64_t passes = job.checkpointing == Checkpointing::none ? 2 : 3;
+  const std::int64_t reach = job.zero_max_reuse_distance;
+  ReusedAtTurn reused;
+  std::int64_t later = 0;  // the layers after this one, times the passes that cross them
+  for (auto it = units.text_blocks.rbegin(); it != units.text_blocks.rend(); ++it) {
+    const std::int64_t walk =
+        checked_add(checked_mul(units.vocab_matrix, 2, "the weights"), later, "the weights");
+    if (walk >= reach) return reused;
+    reused.layers = checked_add(reused.layers, *it, "the weights");
+    later = checked_add(later, checked_mul(*it, passes, "the weights"), "the weights");
+  }
+  reused.embedding =
+      checked_add(checked_mul(units.vocab_matrix, 2, "the weights"), later, "the weights") < reach;
+  return reused;
 }
 
 // The parameters of the busiest pipeline stage when the stages split the text layers by count,
@@ -620,13 +650,27 @@ void JobPass::shard_training_state() {
     // outside the wrapped blocks stays gathered through backward. DeepSpeed (and FSDP with the
     // embedding and head wrapped as units of their own) gathers the head for the loss beside
     // the last block instead.
-    const std::int64_t gathered =
+    const std::int64_t vocab_bytes = checked_mul(units.vocab_matrix, gathered_bytes, "the weights");
+    std::int64_t gathered =
         job.root_unit_gathered
             ? checked_add(checked_mul(units.outside_blocks, gathered_bytes, "the weights"),
                           checked_mul(block_bytes, 2, "the weights"))
-            : checked_add(block_bytes,
-                          std::max(block_bytes,
-                                   checked_mul(units.vocab_matrix, gathered_bytes, "the weights")));
+            : checked_add(block_bytes, std::max(block_bytes, vocab_bytes));
+    if (deepspeed_zero3(job)) {
+      // DeepSpeed keeps what the trace reuses within stage3_max_reuse_distance at the turn from
+      // forward to backward: the head, the layers whose next use lies closer than that, and
+      // the whole model when even the embedding's does.
+      const ReusedAtTurn reused = reused_at_turn(units, job);
+      const double per_value =
+          units.largest_block > 0
+              ? static_cast<double>(block_bytes) / static_cast<double>(units.largest_block)
+              : static_cast<double>(gathered_bytes);
+      const auto layer_bytes =
+          static_cast<std::int64_t>(std::ceil(static_cast<double>(reused.layers) * per_value));
+      std::int64_t turn = checked_add(vocab_bytes, std::max(block_bytes, layer_bytes));
+      if (reused.embedding && !model.tie_word_embeddings) turn = checked_add(turn, vocab_bytes);
+      gathered = std::max(gathered, turn);
+    }
     // With parameter offload (FSDP CPUOffload(offload_params=True), DeepSpeed offload_param)
     // the shards live on the host: only the gathered layers are on the GPU.
     b.weights = job.cpu_offload ? gathered : checked_add(b.weights, gathered);

@@ -63,6 +63,7 @@ struct ShardedUnits {
   std::int64_t largest_block = 0;
   std::int64_t outside_blocks = 0;
   std::int64_t vocab_matrix = 0;
+  std::vector<std::int64_t> text_blocks;  // the text layers' parameters, in forward order
 };
 
 // What depends on the model alone, computed once per JobEstimator (shared by its copies).

@@ -233,6 +233,11 @@ struct Job {
   /// DeepSpeed ZeRO-3's `sub_group_size` (elements; its default 1e9): the step flattens, casts
   /// to fp32 and updates the partition this many values at a time.
   std::int64_t zero_sub_group_size = 1'000'000'000;
+  /// DeepSpeed ZeRO-3's `stage3_max_reuse_distance` (elements; its default 1e9): a gathered
+  /// parameter is not repartitioned after its module runs when the step's trace reuses it
+  /// within this many parameters, so a small model's last layers (a whole model under 1e9 /
+  /// 3 values) stay gathered into backward (docs/memory.md, "ZeRO-3").
+  std::int64_t zero_max_reuse_distance = 1'000'000'000;
   /// DeepSpeed's `overlap_comm` (off by default below ZeRO-3): a second bucket, filled while the
   /// first is reduced.
   bool zero_overlap_comm = false;

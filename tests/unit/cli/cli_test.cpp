@@ -552,6 +552,47 @@ TEST_CASE("options --reduce-bucket-size and --sub-group-size under DeepSpeed's Z
   }
 }
 
+TEST_CASE("option --max-reuse-distance: what DeepSpeed's ZeRO-3 keeps gathered", "[cli][json]") {
+  // Mistral-7B-v0.3's full fine-tune on 8 GPUs, checkpointed, parameters offloaded (the GPU
+  // holds only what is gathered, in bf16). Its layers hold 218,112,000 parameters (q 4,096^2,
+  // k and v 4,096 x 1,024, o 4,096^2, three 4,096 x 14,336 MLP matrices, two norms), its head
+  // H = 32,768 x 4,096 = 134,217,728. The walk from the last layer to its reuse is 2H =
+  // 268,435,456; from the one before, 2H + 3 x 218,112,000 = 922,771,456; from the third,
+  // 1,577,107,456, past DeepSpeed's 1e9. So the default keeps two layers beside the head:
+  // (134,217,728 + 2 x 218,112,000) x 2 = 1,140,883,456 bytes.
+  const std::vector<std::string> args = {"mistralai/Mistral-7B-v0.3",
+                                         "--json",
+                                         "--mode",
+                                         "full",
+                                         "--gpus",
+                                         "8",
+                                         "--strategy",
+                                         "zero3",
+                                         "--cpu-offload",
+                                         "--grad-checkpointing",
+                                         "full"};
+  const auto gathered = [&](std::vector<const char*> more) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), more.begin(), more.end());
+    return run_json(all)["estimate"]["breakdown"]["weights"].get<std::int64_t>();
+  };
+  CHECK(gathered({}) == 1'140'883'456LL);
+  CHECK(gathered({"--max-reuse-distance", "922771457"}) == 1'140'883'456LL);
+  // A distance the second walk reaches keeps the last layer only: then the layer being run and
+  // the next, prefetched (each larger than the head), 2 x 218,112,000 x 2 = 872,448,000 bytes,
+  // as with 0 (every layer repartitioned after it runs).
+  CHECK(gathered({"--max-reuse-distance", "922771456"}) == 872'448'000LL);
+  CHECK(gathered({"--max-reuse-distance", "0"}) == 872'448'000LL);
+  CliResult refused = run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero2",
+                           "--max-reuse-distance", "1e8"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--max-reuse-distance needs --strategy zero3") != std::string::npos);
+  refused = run({k_llama, "--mode", "full", "--gpus", "8", "--strategy", "zero3",
+                 "--max-reuse-distance", "-1"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  CHECK(refused.err.find("--max-reuse-distance") != std::string::npos);
+}
+
 TEST_CASE("a serve job refuses a training layout in --strategy", "[cli][json]") {
   // Serving splits the model with --tp / --pp; --strategy zero2 would otherwise be read as
   // tensor parallel over the 8 GPUs without a word.

@@ -369,7 +369,12 @@ TEST_CASE("ZeRO-3 and FSDP gather a QLoRA base as it is stored", "[job]") {
   job.gpus = 2;
   job.sharding = trace::Sharding::zero3;
   job.cpu_offload = true;  // the GPU holds only what is gathered
-  // DeepSpeed: the layer, then the bf16 head (64,000 x 2) beside it for the loss
+  // DeepSpeed, the tiny model lying well within stage3_max_reuse_distance (1e9): both layers
+  // at that mean (73,984 x 42,368 / 73,728 = 42,515.6, 42,516 bytes), the bf16 head and the
+  // untied embedding (64,000 x 2 each) stay gathered into backward: 298,516
+  CHECK(estimate(job).breakdown.weights == 42'516 + 128'000 + 128'000);
+  // repartitioning every layer after it runs: the layer, then the bf16 head beside it
+  job.zero_max_reuse_distance = 0;
   CHECK(estimate(job).breakdown.weights == 21'258 + 128'000);
   // FSDP: the bf16 root unit (128,064 x 2) held through backward, two layers gathered
   job.root_unit_gathered = true;
@@ -474,6 +479,7 @@ TEST_CASE("sharding divides the right terms", "[job]") {
     CHECK(estimate(ddp).breakdown.gradients == 808'192);
   }
   job.sharding = trace::Sharding::zero3;
+  job.zero_max_reuse_distance = 0;  // the tiny model would stay gathered whole (its own test)
   // a quarter of both copies + what is gathered in bf16: DeepSpeed's largest layer (36,992)
   // and, for the loss, the head (V h = 64,000), larger than a second layer here
   CHECK(estimate(job).breakdown.weights ==
@@ -510,6 +516,7 @@ TEST_CASE("DeepSpeed's ZeRO-3 keeps a bf16 partition and steps it a sub-group at
   trace::Job job = full_job();
   job.gpus = 4;
   job.sharding = trace::Sharding::zero3;
+  job.zero_max_reuse_distance = 0;  // one layer and the head gathered, as in 7B-class models
   job.foreach_step = false;  // a fused AdamW step: no temporary (DeepSpeed's FusedAdam)
   CHECK(estimate(job).breakdown.gradients == 101'024 + 8'192 + 128'000);
   // DeepSpeed's own 5e8-value default bucket, when given: 1,000,000,000 bytes instead
@@ -542,6 +549,47 @@ TEST_CASE("DeepSpeed's ZeRO-3 keeps a bf16 partition and steps it a sub-group at
   job.foreach_step = false;
   job.fsdp = true;
   CHECK(estimate(job).breakdown.gradients == 202'048);
+}
+
+TEST_CASE("DeepSpeed's ZeRO-3 keeps the layers it reuses within stage3_max_reuse_distance",
+          "[job][zero3]") {
+  // The tiny Llama's LoRA-free full fine-tune in pure bf16 on 4 GPUs, offloaded so that the
+  // weights term is what is gathered alone: layers of 36,992 parameters, a head and an untied
+  // embedding of V x h = 1,000 x 64 = 64,000 each. Without reuse (distance 0) DeepSpeed holds
+  // the layer it runs and the head: (36,992 + 64,000) x 2 = 201,984 bytes.
+  trace::Job job = full_job();
+  job.precision = trace::Precision::bf16_pure;
+  job.gpus = 4;
+  job.sharding = trace::Sharding::zero3;
+  job.cpu_offload = true;
+  job.zero_max_reuse_distance = 0;
+  CHECK(estimate(job).breakdown.weights == 201'984);
+  // The walk from the last layer to its next use crosses the head twice: 128,000 values. From
+  // the first, also the last layer in forward and in backward (no checkpointing): 128,000 +
+  // 2 x 36,992 = 201,984. From the embedding, both layers twice: 128,000 + 4 x 36,992 =
+  // 275,968. A distance of 128,001 keeps the last layer only (the formula without reuse).
+  job.zero_max_reuse_distance = 128'001;
+  CHECK(estimate(job).breakdown.weights == 201'984);
+  // 201,985 keeps both layers beside the head: (64,000 + 73,984) x 2 = 275,968 bytes
+  job.zero_max_reuse_distance = 201'985;
+  CHECK(estimate(job).breakdown.weights == 275'968);
+  // 275,969 and DeepSpeed's default 1e9 keep the embedding too: the whole model but the final
+  // norm, (64,000 + 73,984 + 64,000) x 2 = 403,968 bytes
+  job.zero_max_reuse_distance = 275'969;
+  CHECK(estimate(job).breakdown.weights == 403'968);
+  job.zero_max_reuse_distance = 1'000'000'000;
+  CHECK(estimate(job).breakdown.weights == 403'968);
+  // Checkpointed, the later layers are crossed twice in backward (recomputed, differentiated):
+  // the first layer's walk is 128,000 + 3 x 36,992 = 238,976, so 201,985 keeps the last only
+  job.checkpointing = trace::Checkpointing::full;
+  job.zero_max_reuse_distance = 201'985;
+  CHECK(estimate(job).breakdown.weights == 201'984);
+  job.zero_max_reuse_distance = 238'977;
+  CHECK(estimate(job).breakdown.weights == 275'968);
+  // PyTorch's FSDP has no such rule: its root unit and two blocks, (128,064 + 2 x 36,992) x 2
+  job.fsdp = true;
+  job.root_unit_gathered = true;
+  CHECK(estimate(job).breakdown.weights == 404'096);
 }
 
 TEST_CASE("pipeline stages hold the busiest stage's parameters", "[job][pp]") {
