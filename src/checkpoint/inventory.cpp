@@ -85,8 +85,9 @@ class Builder {
   }
 
   void build() {
-    add(root(naming_.embedding) + ".weight", {model_.vocab_size, model_.embedding_dim}, base_.name,
-        true);
+    std::int64_t rows = model_.vocab_size;  // Mllama's: vocab_size + the folded extra's rows
+    for (const ExtraParameter& extra : model_.extra_parameters) rows += folded_rows(extra);
+    add(root(naming_.embedding) + ".weight", {rows, model_.embedding_dim}, base_.name, true);
     emit_embedding_extras();
     if (naming_.stack_layers) {
       emit_named_stacks();
@@ -190,7 +191,10 @@ class Builder {
       gap("vision tower tensors are not named");
       return;
     }
-    if (model_.quantization) gap("a quantized checkpoint's vision tower is not named");
+    // (FP8Linear per tensor, Ministral 3's: the tower is in modules_to_not_convert.)
+    const bool kept = model_.quantization && naming_.fp8_tensor_scale_inv &&
+                      model_.quantization->format == QuantFormat::fp8_tensor;
+    if (model_.quantization && !kept) gap("a quantized checkpoint's vision tower is not named");
     std::string_view layers = naming_.vision_layers;
     if (!naming_.vision_stack.empty() && stack.name != naming_.vision_stack) {
       const auto other =
@@ -226,7 +230,10 @@ class Builder {
       emit_layer_scales(extra);
       return;
     }
-    const std::string name = renamed(std::string(*naming_.vision_root) + extra.name);
+    // An extra the family already spells under the root (GLM-4V's "model.visual.*") keeps it.
+    const std::string_view under = *naming_.vision_root;
+    const std::string name =
+        renamed(extra.name.starts_with(under) ? extra.name : std::string(under) + extra.name);
     if (extra.op == "LayerNorm" && extra.shape.empty() && extra.params % 2 == 0) {
       norm(name, Norm{"", NormKind::layer_norm, extra.params / 2}, false);
       return;
@@ -711,6 +718,18 @@ class Builder {
         add(name + ".qzeros", {groups, ceil_div(r, per_int32)}, "I32", false);
         add(name + ".scales", {groups, r}, "F16", false);
         return;
+      case QuantFormat::fp8_tensor:  // FP8Linear, block size null (Naming::fp8_tensor_scale_inv)
+        if (naming_.fp8_tensor_scale_inv) {
+          add(name + ".weight", {r, c}, "F8_E4M3", true);
+          add(name + ".weight_scale_inv", {}, "F32", false);
+          inventory_.tensors.back().also_stored_as = "BF16";
+          if (q.static_activation_scale) {
+            add(name + ".activation_scale", {}, "F32", false);
+            inventory_.tensors.back().also_stored_as = "BF16";
+          }
+          return;
+        }
+        [[fallthrough]];
       default:
         gap(
             fmt::format("the {} tensor layout is not modelled tensor by tensor; totals come from "
@@ -855,8 +874,72 @@ class Builder {
     if (ssm.gated_norm) add(full_name(at + ".norm.weight"), {ssm.inner}, base_.name, true);
   }
 
+  // Naming::embedding_rows_extra: the rows an "embedding" Embedding extra adds to the token table
+  // (Mllama's 8 past vocab_size), which build() folds into it; 0 for any other extra.
+  std::int64_t folded_rows(const ExtraParameter& extra) const {
+    const std::int64_t e = model_.embedding_dim;
+    if (!naming_.embedding_rows_extra || extra.component != "embedding" ||
+        extra.op != "Embedding" || e <= 0 || extra.params % e != 0) {
+      return 0;
+    }
+    return extra.params / e;
+  }
+
+  // Naming::layer_gates: "<layers>.*.<a> + <b>" (Mllama's), one bare [width] tensor per leaf in
+  // every layer of the stack <layers> names (a tower's "<stack>.layers", the main stack's root +
+  // layers), or in its cross-attention layers where the count says so.
+  void emit_layer_gates(const ExtraParameter& extra) {
+    const std::size_t star = extra.name.find(".*.");
+    const std::string prefix = extra.name.substr(0, star);
+    std::vector<std::string> leaves;
+    for (std::size_t at = star + 3; at <= extra.name.size();) {
+      const std::size_t plus = std::min(extra.name.find(" + ", at), extra.name.size());
+      leaves.push_back(extra.name.substr(at, plus - at));
+      at = plus + 3;
+    }
+    const Stack* stack =
+        prefix == fmt::format("{}{}", naming_.root, naming_.layers) ? main_stack() : nullptr;
+    for (const Stack& candidate : model_.stacks) {
+      if (candidate.vision && candidate.name + ".layers" == prefix) stack = &candidate;
+    }
+    std::vector<std::size_t> every;
+    std::vector<std::size_t> cross;
+    for (std::size_t i = 0; stack != nullptr && i < stack->blocks.size(); ++i) {
+      every.push_back(i);
+      if (stack->blocks[i].attention.is_cross) cross.push_back(i);
+    }
+    const auto leaves_in = [&](const std::vector<std::size_t>& layers) {
+      return static_cast<std::int64_t>(layers.size() * leaves.size());
+    };
+    const std::vector<std::size_t>* layers = nullptr;
+    if (!every.empty() && extra.params % leaves_in(every) == 0) {
+      layers = &every;
+    } else if (!cross.empty() && extra.params % leaves_in(cross) == 0) {
+      layers = &cross;
+    }
+    if (layers == nullptr) {
+      gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+      return;
+    }
+    const std::int64_t width = extra.params / leaves_in(*layers);
+    const std::string_view at = extra.component == "vision" && naming_.vision_root
+                                    ? *naming_.vision_root
+                                    : std::string_view();
+    for (const std::size_t i : *layers) {
+      for (const std::string& leaf : leaves) {
+        add(renamed(fmt::format("{}{}.{}.{}", at, prefix, i, leaf)), {width}, base_.name, true);
+      }
+    }
+  }
+
   // MTP extras carry their full checkpoint names already (families/moe_common.cpp, nemotron_h.cpp).
   void emit_extra(const ExtraParameter& extra) {
+    if (folded_rows(extra) > 0) return;  // inside the token table (build)
+    if (naming_.layer_gates && extra.op == "Parameter" &&
+        extra.name.find(".*.") != std::string::npos) {
+      emit_layer_gates(extra);
+      return;
+    }
     const std::int64_t h = model_.hidden_size;
     const std::string& name = extra.name;
     if (extra.component == "vision" && naming_.vision_root) {
@@ -876,7 +959,10 @@ class Builder {
     } else if (name == "mtp.pre_fc_norm_embedding" || name == "mtp.pre_fc_norm_hidden") {
       add(name + ".weight", {extra.params}, base_.name, true);
     } else if (ends_with(name, ".shared_head.head") || ends_with(name, ".embed_tokens")) {
-      add(name + ".weight", {model_.vocab_size, h}, base_.name, true);
+      // [V, h]; a table of another width (T5Gemma's encoder embed_tokens) at the width it holds.
+      const std::int64_t v = model_.vocab_size;
+      add(name + ".weight", {v, v > 0 && extra.params % v == 0 ? extra.params / v : h}, base_.name,
+          true);
     } else if (naming_.known && emit_shaped(renamed(name), extra)) {
       // The family gave the shape (Whisper's conv1 [d, mel bins, 3], OPT-350m's project_in /
       // project_out): it is taken before any inference from the count.

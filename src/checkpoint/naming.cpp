@@ -1016,6 +1016,9 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (type == "dbrx") return dbrx_naming();
   if (std::optional<Naming> naming = decoder_naming(type)) return *naming;
   if (std::optional<Naming> naming = custom_layout_naming(type)) return *naming;
+  if (std::optional<Naming> naming = mistral3_mllama_naming(type)) return *naming;
+  if (std::optional<Naming> naming = glm4v_naming(type)) return *naming;
+  if (std::optional<Naming> naming = t5gemma_kimi_vl_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

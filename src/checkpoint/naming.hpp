@@ -107,6 +107,20 @@ struct Naming {
   std::string_view relative_bias{};
   // The unquantized checkpoint keeps the MoE routers' weights in F32 (MiniMax-M1's index).
   bool routers_f32 = false;
+  // transformers' FP8Linear without a block size (quant_method fp8, weight_block_size null: the
+  // Ministral 3 uploads): each quantized Linear stores a 0-dim weight_scale_inv beside its
+  // F8_E4M3 weight, and under activation_scheme static a 0-dim activation_scale (F32 as the class
+  // builds them; BF16 also reconciles); the vision tower and projector stay unquantized.
+  bool fp8_tensor_scale_inv = false;
+  // Mllama: the token table holds rows past vocab_size (MllamaTextModel's nn.Embedding(
+  // vocab_size + 8, H)), which the description counts as an Embedding extra of component
+  // "embedding": folded into the table's first dimension.
+  bool embedding_rows_extra = false;
+  // Mllama: per-layer gates as one Parameter extra, "<layers>.*.<a> + <b>": a bare [width]
+  // tensor per leaf in every layer of the stack the prefix names, or in its cross-attention
+  // layers where the count says so (cross_attn_attn_gate / cross_attn_mlp_gate; the global
+  // tower's gate_attn / gate_ffn).
+  bool layer_gates = false;
   // Uploads saved from the family's bare base class spell every name without this wrapper
   // (OPTModel, BartModel: "decoder.*" for "model.decoder.*"); the reconciliation takes either.
   std::string_view bare_prefix{};
@@ -122,5 +136,11 @@ Naming naming_for(const std::string& type, const std::string& text_type = "");
 /// otherwise.
 std::optional<Naming> decoder_naming(const std::string& type);
 std::optional<Naming> custom_layout_naming(const std::string& type);
+/// naming_mistral3_mllama.cpp: Mistral 3 (Pixtral tower) and Mllama (Llama 3.2 Vision).
+std::optional<Naming> mistral3_mllama_naming(const std::string& type);
+/// naming_glm4v.cpp: GLM-4V (GLM-4.1V, GLM-4.6V-Flash) and GLM-4.5V's MoE.
+std::optional<Naming> glm4v_naming(const std::string& type);
+/// naming_t5gemma_kimi_vl.cpp: T5Gemma (encoder-decoder of Gemma 2 layers) and Kimi-VL.
+std::optional<Naming> t5gemma_kimi_vl_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

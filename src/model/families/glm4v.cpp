@@ -225,15 +225,19 @@ void add_glm4v_vision(const ConfigReader& vision, std::int64_t text_hidden, bool
                                                out, text_hidden));
   }
 
-  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each with its stored weight shape (the tensor inventory's names; a bias where params hold
+  // shape[0] more).
+  const auto extra = [&model](std::string name, const char* op, std::int64_t params,
+                              std::vector<std::int64_t> shape = {}) {
+    model.extra_parameters.push_back({std::move(name), "vision", op, params, std::move(shape)});
   };
   const std::int64_t grid = image / patch;  // position table side, as (image // patch)^2
   extra("model.visual.patch_embed.proj", "Conv3d",
-        checked_add(checked_product({hidden, channels, temporal, patch, patch}), hidden));
+        checked_add(checked_product({hidden, channels, temporal, patch, patch}), hidden),
+        {hidden, channels, temporal, patch, patch});
   extra("model.visual.post_conv_layernorm", "RMSNorm", hidden);
   extra("model.visual.embeddings.position_embedding", "Embedding",
-        checked_product({grid, grid, hidden}));
+        checked_product({grid, grid, hidden}), {checked_mul(grid, grid), hidden});
   add_glm_vision_merger(model, hidden, out, merge, intermediate);
 
   HeadShape shape;
@@ -277,15 +281,19 @@ ModelDescription build_glm_v(const ConfigReader& config, bool moe) {
 
 void add_glm_vision_merger(ModelDescription& model, std::int64_t hidden, std::int64_t out,
                            std::int64_t merge, std::int64_t projection) {
-  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each with its stored weight shape, as add_glm4v_vision's.
+  const auto extra = [&model](std::string name, const char* op, std::int64_t params,
+                              std::vector<std::int64_t> shape = {}) {
+    model.extra_parameters.push_back({std::move(name), "vision", op, params, std::move(shape)});
   };
   extra("model.visual.downsample", "Conv2d",
-        checked_add(checked_product({out, hidden, merge, merge}), out));
-  extra("model.visual.merger.proj", "Linear", checked_mul(out, out));
+        checked_add(checked_product({out, hidden, merge, merge}), out),
+        {out, hidden, merge, merge});
+  extra("model.visual.merger.proj", "Linear", checked_mul(out, out), {out, out});
   extra("model.visual.merger.post_projection_norm", "LayerNorm", checked_mul(2, out));
-  extra("model.visual.merger.gate_proj, up_proj", "Linear", checked_product({2, projection, out}));
-  extra("model.visual.merger.down_proj", "Linear", checked_mul(out, projection));
+  extra("model.visual.merger.gate_proj", "Linear", checked_mul(projection, out), {projection, out});
+  extra("model.visual.merger.up_proj", "Linear", checked_mul(projection, out), {projection, out});
+  extra("model.visual.merger.down_proj", "Linear", checked_mul(out, projection), {out, projection});
 }
 
 ModelDescription build_glm4v(const ConfigReader& config) {

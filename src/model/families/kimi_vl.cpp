@@ -79,20 +79,23 @@ Stack moonvit_tower(const ConfigReader& vision, std::int64_t text_hidden, ModelD
                  {"init_pos_emb_width", "64"},
                  {"merge_kernel_size", "[2, 2]"}});
 
-  // MoonVisionPatchEmbed reads RGB patches: its Conv2d always takes 3 channels.
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // MoonVisionPatchEmbed reads RGB patches: its Conv2d always takes 3 channels. Each at its
+  // stored shape (a bias beside it where the count holds one); pos_emb is a [H, W, d] Parameter
+  // named `weight` inside Learnable2DInterpPosEmb.
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> shape) {
+    model.extra_parameters.push_back({std::move(name), "vision", op, params, std::move(shape)});
   };
   extra("vision_tower.patch_embed.proj", "Conv2d",
-        checked_add(checked_product({hidden, 3, patch, patch}), hidden));
+        checked_add(checked_product({hidden, 3, patch, patch}), hidden), {hidden, 3, patch, patch});
   extra("vision_tower.patch_embed.pos_emb", "Parameter",
-        checked_product({pos_height, pos_width, hidden}));
+        checked_product({pos_height, pos_width, hidden}), {pos_height, pos_width, hidden});
   const std::int64_t merged = checked_product({hidden, merge.height, merge.width});
-  extra("multi_modal_projector.pre_norm", "LayerNorm", 2 * hidden);
+  extra("multi_modal_projector.pre_norm", "LayerNorm", 2 * hidden, {});
   extra("multi_modal_projector.linear_1", "Linear",
-        checked_add(checked_mul(merged, merged), merged));
+        checked_add(checked_mul(merged, merged), merged), {merged, merged});
   extra("multi_modal_projector.linear_2", "Linear",
-        checked_add(checked_mul(merged, text_hidden), text_hidden));
+        checked_add(checked_mul(merged, text_hidden), text_hidden), {text_hidden, merged});
 
   // Same tensors as the SigLIP/CLIP encoder layer, under MoonViT's names: q/k/v fused in wqkv.
   const HeadShape shape{heads, heads, hidden / heads};
@@ -148,6 +151,26 @@ ModelDescription build_kimi_vl(const ConfigReader& config) {
   }
   if (!text.has("tie_word_embeddings")) {
     model.notes.push_back("DeepseekV3Config default used: text_config.tie_word_embeddings = false");
+  }
+
+  // The upload keeps the routers' e_score_correction_bias in BF16 and holds one 128-byte tensor
+  // more per text layer, the rotary inv_freq in F32 (Kimi-VL-A3B-Instruct's 32,815,315,552 bytes
+  // = 2 x the parameters + 27 x 32 x 4; SOURCES-t5gemma-kimi_vl-names.md).
+  model.router_bias_at_checkpoint_dtype = true;
+  if (!model.stacks.empty() && !model.stacks.front().blocks.empty()) {
+    const std::int64_t text_layers = static_cast<std::int64_t>(model.stacks.front().blocks.size());
+    const std::int64_t rope = model.stacks.front().blocks.front().attention.mla.qk_rope_head_dim;
+    if (rope > 0) {
+      model.stored_extras.push_back(StoredExtra{
+          "language_model.model.layers.*.self_attn.rotary_emb.inv_freq",
+          text_layers,
+          rope / 2,
+          "F32",
+          false,
+          "RoPE frequency buffer over qk_rope_head_dim; Kimi-VL-A3B's upload holds one per "
+          "layer; never a parameter",
+          {rope / 2}});
+    }
   }
 
   const ConfigReader vision = config.child("vision_config");

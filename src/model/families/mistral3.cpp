@@ -157,16 +157,26 @@ ModelDescription build_mistral3(const ConfigReader& config) {
   const auto linear = [projector_bias](std::int64_t in, std::int64_t out) {
     return checked_add(checked_mul(in, out), projector_bias ? out : 0);
   };
+  // (shapes as stored, for the tensor inventory: nn.Linear's [out, in])
+  const std::int64_t projector_in = checked_mul(vision_hidden, feature_layers);
   model.extra_parameters.push_back(
       {"multi_modal_projector.norm", "vision", "RMSNorm", vision_hidden});
-  model.extra_parameters.push_back({"multi_modal_projector.patch_merger.merging_layer", "vision",
+  const std::int64_t merged = checked_product({vision_hidden, merge, merge});
+  model.extra_parameters.push_back({"multi_modal_projector.patch_merger.merging_layer",
+                                    "vision",
                                     "Linear",
-                                    checked_product({vision_hidden, merge, merge, vision_hidden})});
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_1", "vision", "Linear",
-       linear(checked_mul(vision_hidden, feature_layers), text_hidden)});
-  model.extra_parameters.push_back(
-      {"multi_modal_projector.linear_2", "vision", "Linear", linear(text_hidden, text_hidden)});
+                                    checked_product({vision_hidden, merge, merge, vision_hidden}),
+                                    {vision_hidden, merged}});
+  model.extra_parameters.push_back({"multi_modal_projector.linear_1",
+                                    "vision",
+                                    "Linear",
+                                    linear(projector_in, text_hidden),
+                                    {text_hidden, projector_in}});
+  model.extra_parameters.push_back({"multi_modal_projector.linear_2",
+                                    "vision",
+                                    "Linear",
+                                    linear(text_hidden, text_hidden),
+                                    {text_hidden, text_hidden}});
   model.stacks.push_back(std::move(tower));
   return model;
 }

@@ -78,20 +78,26 @@ VisionShape add_vision(const ConfigReader& vision, std::int64_t text_hidden,
   const std::int64_t per_side = image / patch;
   const std::int64_t tokens = per_side * per_side + 1;
 
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each with the shape the checkpoint stores (for the tensor inventory): the nn.Parameters bare,
+  // the Conv2d, nn.Embedding and Linear weights under ".weight", the projector's bias beside it.
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> stored = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(stored), bare});
   };
-  extra("vision_model.patch_embedding", "Conv2d", checked_product({hidden, channels, patch, patch}));
-  extra("vision_model.class_embedding", "Parameter", hidden);
+  extra("vision_model.patch_embedding", "Conv2d", checked_product({hidden, channels, patch, patch}),
+        {hidden, channels, patch, patch});
+  extra("vision_model.class_embedding", "Parameter", hidden, {hidden}, true);
   extra("vision_model.gated_positional_embedding.embedding", "Parameter",
-        checked_mul(tokens, hidden));
-  extra("vision_model.gated_positional_embedding.gate", "Parameter", 1);
+        checked_mul(tokens, hidden), {tokens, hidden}, true);
+  extra("vision_model.gated_positional_embedding.gate", "Parameter", 1, {1}, true);
   extra("vision_model.gated_positional_embedding.tile_embedding", "Embedding",
-        checked_product({aspect_rows, tiles, tokens, hidden}));
+        checked_product({aspect_rows, tiles, tokens, hidden}),
+        {aspect_rows, checked_product({tiles, tokens, hidden})});
   for (const char* name : {"pre_tile_positional_embedding", "post_tile_positional_embedding"}) {
     extra(fmt::format("vision_model.{}.embedding", name), "Embedding",
-          checked_product({aspect_rows, tiles, hidden}));
-    extra(fmt::format("vision_model.{}.gate", name), "Parameter", 1);
+          checked_product({aspect_rows, tiles, hidden}), {aspect_rows, checked_mul(tiles, hidden)});
+    extra(fmt::format("vision_model.{}.gate", name), "Parameter", 1, {1}, true);
   }
   extra("vision_model.layernorm_pre", "LayerNorm", 2 * hidden);
   extra("vision_model.layernorm_post", "LayerNorm", 2 * hidden);
@@ -99,7 +105,8 @@ VisionShape add_vision(const ConfigReader& vision, std::int64_t text_hidden,
     extra("vision_model.global_transformer.layers.*.gate_attn + gate_ffn", "Parameter",
           2 * global_layers);
   }
-  extra("multi_modal_projector", "Linear", checked_add(checked_mul(output, text_hidden), text_hidden));
+  extra("multi_modal_projector", "Linear",
+        checked_add(checked_mul(output, text_hidden), text_hidden), {text_hidden, output});
 
   const auto encoder = [&](const char* name, std::int64_t layers) {
     Stack stack;

@@ -54,4 +54,11 @@ inline std::int64_t inventory_params(const checkpoint::Inventory& inventory) {
   return params;
 }
 
+/// The bytes every tensor of the inventory is stored in (ExpectedTensor::bytes), buffers too.
+inline std::int64_t inventory_bytes(const checkpoint::Inventory& inventory) {
+  std::int64_t bytes = 0;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors) bytes += tensor.bytes();
+  return bytes;
+}
+
 }  // namespace trace::test

@@ -60,7 +60,10 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
                                model.model_type == "qwen3_vl_moe" || model.model_type == "llama4" ||
                                model.model_type == "granitemoe" ||
                                model.model_type == "granitemoehybrid" || model.model_type == "dbrx";
-  if (!model.quantization && !biased_heads && !stacked_experts) {
+  // Mllama's inventory folds its 8-row embedding extra into embed_tokens and spreads its two gate
+  // extras over one [1] tensor per gated layer (counted by hand in mistral3_mllama_names_test.cpp).
+  const bool spread_extras = model.model_type == "mllama";
+  if (!model.quantization && !biased_heads && !stacked_experts && !spread_extras) {
     CHECK(tensors == trace::layout::tensor_count(model));
   }
   return true;
@@ -101,8 +104,9 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // kimi_linear (2), minimax_m1 (1), deepseek_vl_v2 (3), internvl_chat (5), bare BART (2), opt
   // (1), falcon_h1 (1), minicpm3 (1), vaultgemma (1), cwm (1), hunyuan_v1_moe (1), dots1 (1),
   // flex_olmo (1) and glm4_moe_lite (1); 228 with lfm2 (2), lfm2_moe (1), opt-350m (1), mimo (1)
-  // and internvl (2).
-  CHECK(complete >= 228);
+  // and internvl (2); + 4 with mistral3 (3) and mllama (1); + 3 with t5gemma (2) and kimi_vl (1);
+  // + 3 with glm4v (2) and glm4v_moe (1).
+  CHECK(complete >= 238);
   // Every bundled model but DeepSeek-V4-Flash (its names are not modelled) is complete; Llama 4
   // Scout since its naming.
   CHECK(catalog_complete >= 23);
