@@ -411,7 +411,20 @@ std::string kv_line(const Report& report) {
     std::int64_t index_key_size = 0;
     std::int64_t pooled_state = 0;
     std::vector<std::int64_t> ratios;
+    // cross-attention over a source of fixed length (Mllama's image tiles, Whisper's frames):
+    // in place of the layer's own attention, or beside it
+    std::int64_t fixed_instead = 0;
+    std::int64_t fixed_beside = 0;
+    std::int64_t source_tokens = 0;
     for (const Block& block : stack.blocks) {
+      if (block.attention.is_cross && block.attention.cross_source_tokens > 0) {
+        ++fixed_instead;
+        source_tokens = std::max(source_tokens, block.attention.cross_source_tokens);
+      }
+      if (block.cross_attention && block.cross_attention->cross_source_tokens > 0) {
+        ++fixed_beside;
+        source_tokens = std::max(source_tokens, block.cross_attention->cross_source_tokens);
+      }
       if (const auto& kv = block.attention.compressed_kv) {
         ++pooled;
         if (kv->index_key_dim > 0) ++indexed;
@@ -440,6 +453,14 @@ std::string kv_line(const Report& report) {
                                              : std::string())
                 : std::string(),
         windowed > 0 ? fmt::format(", {} capped at their window", windowed) : std::string());
+    if (fixed_instead + fixed_beside > 0) {
+      kinds += fmt::format(
+          ", {} a cross-attention over a fixed {}-token source{}, cached once per sequence, not "
+          "per token",
+          fixed_instead > 0 ? fmt::format("{} of them", fixed_instead)
+                            : fmt::format("and {}", fixed_beside),
+          group_digits(source_tokens), fixed_instead > 0 ? " instead" : " beside it");
+    }
     if (pooled > 0) {
       std::sort(ratios.begin(), ratios.end());
       kinds += fmt::format(

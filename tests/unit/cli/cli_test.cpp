@@ -2,9 +2,10 @@
 // Markdown sections, the graph, help and version, `trace gpus`, `trace models`, `trace check`
 // exit codes and --gpu-table. Models come from the bundled catalog, with the HF cache pointed at
 // an empty folder so the real ~/.cache is never read.
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "catch.hpp"
 #include "cli_runner.hpp"
 #include "temp_dir.hpp"
+#include "test_data.hpp"
 #include "trace/render/render.hpp"
 #include "trace/version.hpp"
 
@@ -591,6 +593,30 @@ TEST_CASE("option --max-reuse-distance: what DeepSpeed's ZeRO-3 keeps gathered",
                  "--max-reuse-distance", "-1"});
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
   CHECK(refused.err.find("--max-reuse-distance") != std::string::npos);
+}
+
+TEST_CASE("the KV line says which cross-attention caches a fixed source per sequence", "[cli]") {
+  // Llama-3.2-11B-Vision: 8 of its 40 text layers (cross_attention_layers) attend, in place of
+  // self-attention, to the image: max_num_tiles 4 x ((560 / 14)^2 + 1) = 6,404 tokens.
+  const CliResult vision =
+      run({trace::test::config_path("meta-llama--Llama-3.2-11B-Vision.reconstructed.json"),
+           "--mode", "serve"});
+  CHECK(vision.exit_code == 0);
+  CHECK(vision.out.find("40 of 40 decoder layers cache K/V, 8 of them a cross-attention over a "
+                        "fixed 6,404-token source instead, cached once per sequence") !=
+        std::string::npos);
+  // Whisper-tiny: each of its 4 decoder layers attends beside its self-attention to the
+  // encoder's max_source_positions, 1,500 frames.
+  const CliResult whisper =
+      run({trace::test::config_path("openai--whisper-tiny.reconstructed.json"), "--mode", "serve"});
+  CHECK(whisper.exit_code == 0);
+  CHECK(whisper.out.find("4 of 4 decoder layers cache K/V, and 4 a cross-attention over a fixed "
+                         "1,500-token source beside it") != std::string::npos);
+  // T5's cross-attention caches an encoder as long as the context: per token, no such clause.
+  const CliResult t5 =
+      run({trace::test::config_path("google-t5--t5-small.json"), "--mode", "serve"});
+  CHECK(t5.out.find("6 of 6 decoder layers cache K/V") != std::string::npos);
+  CHECK(t5.out.find("fixed") == std::string::npos);
 }
 
 TEST_CASE("a serve job refuses a training layout in --strategy", "[cli][json]") {
