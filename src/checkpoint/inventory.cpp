@@ -177,7 +177,9 @@ class Builder {
         } else if (stack.mtp) {
           gap("an MTP stack's own final norm is not named");
         } else {
-          norm(std::string(naming_.root) + stack.final_norm->name, *stack.final_norm, false);
+          const std::string_view at =
+              naming_.final_norm_root.empty() ? naming_.root : naming_.final_norm_root;
+          norm(std::string(at) + stack.final_norm->name, *stack.final_norm, false);
         }
       }
     }
@@ -1136,7 +1138,10 @@ std::string component_of(std::string_view name, const Inventory& inventory) {
     }
     if (digits > 0 && index >= inventory.main_layers) return "mtp";
   }
-  if (contains(name, "visual") || contains(name, "vision")) return "vision";
+  // towers: a vision tower, and an audio one, which the parameter count files with them
+  if (contains(name, "visual") || contains(name, "vision") || contains(name, "audio_tower")) {
+    return "vision";
+  }
   if (name.starts_with("lm_head")) return "head";
   if (contains(name, "embed")) return "embedding";
   // Routed experts: one tensor per expert (".experts.7."), or stacked per projection

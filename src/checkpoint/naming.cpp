@@ -1019,6 +1019,9 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (std::optional<Naming> naming = mistral3_mllama_naming(type)) return *naming;
   if (std::optional<Naming> naming = glm4v_naming(type)) return *naming;
   if (std::optional<Naming> naming = t5gemma_kimi_vl_naming(type)) return *naming;
+  if (std::optional<Naming> naming = minicpmv_naming(type)) return *naming;
+  if (std::optional<Naming> naming = chatglm_naming(type, text_type)) return *naming;
+  if (std::optional<Naming> naming = qwen_vl_audio_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

@@ -124,6 +124,9 @@ struct Naming {
   // Uploads saved from the family's bare base class spell every name without this wrapper
   // (OPTModel, BartModel: "decoder.*" for "model.decoder.*"); the reconciliation takes either.
   std::string_view bare_prefix{};
+  // The main stack's final norm sits under this prefix instead of root (ChatGLM2 / 3's
+  // "transformer.encoder." beside encoder.layers); empty: under root.
+  std::string_view final_norm_root{};
 };
 
 /// The naming of a config's model_type (a wrapper's also of its language model's,
@@ -142,5 +145,11 @@ std::optional<Naming> mistral3_mllama_naming(const std::string& type);
 std::optional<Naming> glm4v_naming(const std::string& type);
 /// naming_t5gemma_kimi_vl.cpp: T5Gemma (encoder-decoder of Gemma 2 layers) and Kimi-VL.
 std::optional<Naming> t5gemma_kimi_vl_naming(const std::string& type);
+/// naming_minicpmv.cpp: MiniCPM-V (the SigLIP / Idefics2 tower, the resampler).
+std::optional<Naming> minicpmv_naming(const std::string& type);
+/// naming_chatglm.cpp: ChatGLM (the first release's layout and ChatGLM2 / 3's).
+std::optional<Naming> chatglm_naming(const std::string& type, const std::string& text_type);
+/// naming_qwen_vl_audio.cpp: Qwen-VL (remote code) and Qwen2-Audio.
+std::optional<Naming> qwen_vl_audio_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

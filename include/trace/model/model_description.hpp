@@ -424,7 +424,8 @@ struct Quantization {
 struct ModelDescription {
   std::string model_type;    ///< as config.json says (for wrappers, the outer type)
   /// A wrapper's language model's model_type where it is another family's (InternVL's
-  /// llm_config), for its checkpoint names; empty otherwise.
+  /// llm_config), for its checkpoint names; or a layout tag where one model_type spans two
+  /// checkpoint layouts (ChatGLM-6B's "chatglm_v1"); empty otherwise.
   std::string text_model_type;
   std::string family;        ///< human name, e.g. "Llama (decoder-only, RoPE, RMSNorm, SwiGLU)"
   std::string architecture;  ///< "decoder-only", "encoder-only", "encoder-decoder"

@@ -90,9 +90,14 @@ ModelDescription build_chatglm(const ConfigReader& config) {
   const std::string buffer_dtype = model.torch_dtype == "bfloat16" ? "BF16"
                                    : model.torch_dtype == "float32" ? "F32"
                                                                     : "F16";
-  model.stored_extras.push_back(StoredExtra{
-      "transformer.rotary_pos_emb.inv_freq", 1, shape.head_dim / 4, buffer_dtype, false,
-      "RotaryEmbedding's frequency buffer, saved with the weights; never a parameter"});
+  model.stored_extras.push_back(
+      StoredExtra{"transformer.rotary_pos_emb.inv_freq",
+                  1,
+                  shape.head_dim / 4,
+                  buffer_dtype,
+                  false,
+                  "RotaryEmbedding's frequency buffer, saved with the weights; never a parameter",
+                  {shape.head_dim / 4}});
   return model;
 }
 

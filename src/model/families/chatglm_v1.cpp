@@ -67,9 +67,28 @@ ModelDescription build_chatglm_v1(const ConfigReader& config) {
 
   const std::int64_t rotary = two_d ? shape.head_dim / 2 : shape.head_dim;
   model.stored_extras.push_back(StoredExtra{
-      "transformer.layers.*.attention.rotary_emb.inv_freq", layers, rotary / 2, "F16", false,
+      "transformer.layers.*.attention.rotary_emb.inv_freq",
+      layers,
+      rotary / 2,
+      "F16",
+      false,
       "each layer's RotaryEmbedding frequency buffer (half precision), saved with the weights; "
-      "never a parameter"});
+      "never a parameter",
+      {rotary / 2}});
+  // lm_head is Linear(hidden, vocab, dtype=half) tied to word_embeddings; THUDM's .bin shards
+  // store it again (ChatGLM-6B issue #665: "lm_head.weight 在 pytorch_model-00008-of-00008.bin").
+  model.stored_extras.push_back(StoredExtra{
+      "lm_head.weight",
+      1,
+      checked_mul(vocab, hidden),
+      "F16",
+      false,
+      "the tied lm_head saved again beside word_embeddings (THUDM's .bin shards); never a "
+      "second parameter",
+      {vocab, hidden}});
+  // The checkpoint names differ from ChatGLM2/3's under the same model_type: the tensor
+  // inventory tells the layouts apart by this tag (src/checkpoint/naming_chatglm.cpp).
+  model.text_model_type = "chatglm_v1";
   return model;
 }
 

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "family.hpp"
 
@@ -131,17 +132,26 @@ void add_resampler(const ConfigReader& config, std::int64_t text_hidden, std::in
                                            d, heads));
   }
   const std::int64_t queries = config.int_or({"query_num"}, 64, 1, 1 << 20);
-  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each with its stored shape (a bias of shape[0] where the count holds one more); bare: an
+  // nn.Parameter stored under its own name.
+  const auto extra = [&model](std::string name, const char* op, std::int64_t params,
+                              std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(shape), bare});
   };
-  extra("resampler.query", "Parameter", checked_mul(queries, d));
-  if (vision_hidden != d) extra("resampler.kv_proj", "Linear", checked_mul(d, vision_hidden));
-  extra("resampler.attn", "MultiheadAttention",
-        checked_add(checked_mul(4 * d, d), 4 * d));  // in_proj [3D, D] + [3D], out_proj w + b
+  extra("resampler.query", "Parameter", checked_mul(queries, d), {queries, d}, true);
+  if (vision_hidden != d) {
+    extra("resampler.kv_proj", "Linear", checked_mul(d, vision_hidden), {d, vision_hidden});
+  }
+  // nn.MultiheadAttention stores its packed q/k/v projection as two bare parameters,
+  // in_proj_weight [3D, D] and in_proj_bias [3D], beside the biased out_proj Linear.
+  extra("resampler.attn.in_proj_weight", "Parameter", checked_mul(3 * d, d), {3 * d, d}, true);
+  extra("resampler.attn.in_proj_bias", "Parameter", 3 * d, {3 * d}, true);
+  extra("resampler.attn.out_proj", "Linear", checked_add(checked_mul(d, d), d), {d, d});
   extra("resampler.ln_q", "LayerNorm", 2 * d);
   extra("resampler.ln_kv", "LayerNorm", 2 * d);
   extra("resampler.ln_post", "LayerNorm", 2 * d);
-  extra("resampler.proj", "Parameter", checked_mul(d, d));
+  extra("resampler.proj", "Parameter", checked_mul(d, d), {d, d}, true);
   model.notes.push_back(
       fmt::format("resampler: {} learned queries, {} heads of 128; its sin-cos position tables are "
                   "non-persistent buffers (not stored)",

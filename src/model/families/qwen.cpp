@@ -46,22 +46,32 @@ void add_qwen_vl_visual(const ConfigReader& visual, ModelDescription& model) {
   // visual.py: mlp_width = int(width * mlp_ratio), 8,192 for ViT-bigG's 1,664 x 4.9231.
   const auto mlp_width = static_cast<std::int64_t>(static_cast<double>(width) * *ratio);
 
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // The stored shapes (the checkpoint inventory's): Linear / Conv2d weights [out, in, ...], the
+  // bare nn.Parameters (positional_embedding, pos_embed, query, proj) under their own names.
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(shape), bare});
   };
-  extra("visual.conv1", "Conv2d", checked_product({width, 3, patch, patch}));
-  extra("visual.positional_embedding", "Embedding", checked_mul(256, width));
+  extra("visual.conv1", "Conv2d", checked_product({width, 3, patch, patch}),
+        {width, 3, patch, patch});
+  extra("visual.positional_embedding", "Embedding", checked_mul(256, width), {256, width}, true);
   extra("visual.ln_pre", "LayerNorm", 2 * width);
   const std::int64_t d = output_dim;
-  extra("visual.attn_pool.pos_embed", "Embedding", checked_mul(queries, d));
-  extra("visual.attn_pool.query", "Embedding", checked_mul(queries, d));
-  if (width != d) extra("visual.attn_pool.kv_proj", "Linear", checked_mul(d, width));
-  extra("visual.attn_pool.attn", "MultiheadAttention",
-        checked_add(checked_mul(4, checked_mul(d, d)), 4 * d));
+  extra("visual.attn_pool.pos_embed", "Embedding", checked_mul(queries, d), {queries, d}, true);
+  extra("visual.attn_pool.query", "Embedding", checked_mul(queries, d), {queries, d}, true);
+  if (width != d) extra("visual.attn_pool.kv_proj", "Linear", checked_mul(d, width), {d, width});
+  // The Resampler's nn.MultiheadAttention(d, d / 128 heads), 4 d^2 + 4 d: its packed q/k/v
+  // projection as two bare parameters, in_proj_weight [3d, d] and in_proj_bias [3d], beside the
+  // biased out_proj Linear.
+  extra("visual.attn_pool.attn.in_proj_weight", "Parameter", checked_mul(3 * d, d), {3 * d, d},
+        true);
+  extra("visual.attn_pool.attn.in_proj_bias", "Parameter", 3 * d, {3 * d}, true);
+  extra("visual.attn_pool.attn.out_proj", "Linear", checked_add(checked_mul(d, d), d), {d, d});
   extra("visual.attn_pool.ln_q", "LayerNorm", 2 * d);
   extra("visual.attn_pool.ln_kv", "LayerNorm", 2 * d);
   extra("visual.ln_post", "LayerNorm", 2 * d);
-  extra("visual.proj", "Linear", checked_mul(d, d));
+  extra("visual.proj", "Linear", checked_mul(d, d), {d, d}, true);
 
   HeadShape shape;
   shape.num_heads = shape.num_kv_heads = heads;

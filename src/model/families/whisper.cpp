@@ -56,8 +56,11 @@ void add_encoder_stem(ModelDescription& model, const std::string& prefix,
                                     "Conv1d",
                                     checked_add(checked_product({d, d, 3}), d),
                                     {d, d, 3}});
-  model.extra_parameters.push_back({prefix + ".embed_positions", positions_component, "Embedding",
-                                    checked_mul(encoder.frames, d)});
+  model.extra_parameters.push_back({prefix + ".embed_positions",
+                                    positions_component,
+                                    "Embedding",
+                                    checked_mul(encoder.frames, d),
+                                    {encoder.frames, d}});
 }
 
 // Qwen2AudioEncoderConfig's field defaults (configuration_qwen2_audio.py), which are also the
@@ -228,9 +231,13 @@ ModelDescription build_qwen2_audio(const ConfigReader& config) {
   }
   const AudioEncoder encoder = read_qwen_audio_encoder(audio);
   add_encoder_stem(model, "audio_tower", encoder, "vision", "vision");
+  // nn.Linear(d, text hidden) with its bias: weight [hidden, d].
   model.extra_parameters.push_back(
-      {"multi_modal_projector.linear", "vision", "Linear",
-       checked_add(checked_mul(encoder.width, model.hidden_size), model.hidden_size)});
+      {"multi_modal_projector.linear",
+       "vision",
+       "Linear",
+       checked_add(checked_mul(encoder.width, model.hidden_size), model.hidden_size),
+       {model.hidden_size, encoder.width}});
   model.stacks.push_back(whisper_encoder_stack("audio_tower", encoder, true));
   model.notes.push_back(fmt::format(
       "audio tower: a 30 s clip gives {} encoder frames, average-pooled by 2 to {} audio tokens "

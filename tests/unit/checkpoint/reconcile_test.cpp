@@ -263,17 +263,17 @@ TEST_CASE("Nemotron 3 Nano NVFP4: the published layout reconciles with no bogus 
 
 TEST_CASE("a family without checkpoint naming gives a partial inventory and no name noise",
           "[checkpoint][reconcile]") {
-  // Qwen2-Audio's names (language_model.model.layers.0.self_attn.q_proj, the audio tower's)
-  // are not modelled: totals only. (Mllama served here until its naming,
-  // mistral3_mllama_names_test.cpp.)
+  // Arcee Trinity's (afmoe) names (model.layers.0.self_attn.q_proj, its routers and experts) are
+  // not modelled: totals only. (Mllama, then Qwen2-Audio served here until their naming,
+  // mistral3_mllama_names_test.cpp, qwen_vl_audio_names_test.cpp.)
   const trace::ModelDescription model = trace::parse_model_config(
-      trace::test::config_text("Qwen--Qwen2-Audio-7B.reconstructed.json"));
+      trace::test::config_text("arcee-ai--Trinity-Mini.reconstructed.json"));
   const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
   CHECK(!inventory.complete);
   CHECK(!inventory.gaps.empty());
-  const auto shards =
-      shards_of({{"language_model.model.embed_tokens.weight", "BF16", {156032, 4096}},
-                 {"language_model.model.layers.0.self_attn.q_proj.weight", "BF16", {4096, 4096}}});
+  // Trinity-Mini: vocab 200192, H 2048, 32 query heads of 128 (SOURCES-afmoe.md).
+  const auto shards = shards_of({{"model.embed_tokens.weight", "BF16", {200192, 2048}},
+                                 {"model.layers.0.self_attn.q_proj.weight", "BF16", {4096, 2048}}});
   const Reconciliation r = trace::checkpoint::reconcile(inventory, shards, 0);
   CHECK(r.only_in_checkpoint.empty());
   CHECK(r.only_in_trace.empty());

@@ -131,11 +131,14 @@ TEST_CASE("ChatGLM-6B, first generation: 6,173,286,400 with the head tied", "[gl
   // Multi-head attention, 32 heads of 128: 28 layers x 2 x 4,096 x 2 bytes per token.
   CHECK(trace::kv_cache_bytes(model, 1, trace::Dtype::bf16) == 28 * 2 * 4'096 * 2);
   CHECK(model.max_position_embeddings == 2'048);
-  // Each layer's RotaryEmbedding(hidden / (heads x 2) = 64) saves inv_freq: 32 fp16 values.
-  REQUIRE(model.stored_extras.size() == 1);
+  // Each layer's RotaryEmbedding(hidden / (heads x 2) = 64) saves inv_freq: 32 fp16 values; the
+  // .bin shards also hold lm_head.weight, the tied table again (ChatGLM-6B issue #665).
+  REQUIRE(model.stored_extras.size() == 2);
   CHECK(model.stored_extras.front().count == 28);
   CHECK(model.stored_extras.front().elements_each == 32);
   CHECK(model.stored_extras.front().dtype == "F16");
+  CHECK(model.stored_extras.back().name == "lm_head.weight");
+  CHECK(model.stored_extras.back().elements_each == 130'528LL * 4'096);
 }
 
 TEST_CASE("ChatGLM-6B: quantized repos, P-tuning prefixes and odd heads are refused by key",
