@@ -85,6 +85,7 @@ class Builder {
   }
 
   void build() {
+    if (naming_.router_rows_extra) read_router_rows();
     std::int64_t rows = model_.vocab_size;  // Mllama's: vocab_size + the folded extra's rows
     for (const ExtraParameter& extra : model_.extra_parameters) rows += folded_rows(extra);
     add(root(naming_.embedding) + ".weight", {rows, model_.embedding_dim}, base_.name, true);
@@ -507,6 +508,19 @@ class Builder {
       name = fmt::format("{}{}.{}.{}.{}{}", naming_.root, naming_.layers, block / group_period_,
                          naming_.inner_layers, block % group_period_,
                          dot == std::string::npos ? "" : layout_name.substr(dot));
+    } else if (layout_name.starts_with("layers.") && !naming_.sub_layers.empty()) {
+      // Naming::sub_layers: block b is sub-layer b % n of the stored layer b / n.
+      const std::size_t digits = std::string_view("layers.").size();
+      const std::size_t dot = layout_name.find('.', digits);
+      const std::int64_t block = std::stoll(layout_name.substr(digits, dot - digits));
+      const auto n = static_cast<std::int64_t>(naming_.sub_layers.size());
+      name = fmt::format("{}{}.{}{}.", naming_.root, naming_.layers, block / n,
+                         dot == std::string::npos ? "" : layout_name.substr(dot));
+      for (const Rename& rename : naming_.sub_layers[static_cast<std::size_t>(block % n)]) {
+        const std::size_t at = name.find(rename.from);
+        if (at != std::string::npos) name.replace(at, rename.from.size(), rename.to);
+      }
+      name.pop_back();
     } else if (layout_name.starts_with("layers.")) {
       name = fmt::format("{}{}{}", naming_.root, naming_.layers, layout_name.substr(6));
     } else if (layout_name.starts_with("mtp.layers.") && naming_.mtp_after_layers) {
@@ -515,6 +529,8 @@ class Builder {
       const std::int64_t index = std::stoll(layout_name.substr(digits, dot - digits));
       name = fmt::format("{}layers.{}{}", naming_.root, inventory_.main_layers + index,
                          dot == std::string::npos ? "" : layout_name.substr(dot));
+    } else if (layout_name.starts_with("mtp.layers.") && !naming_.mtp_root.empty()) {
+      name = fmt::format("{}{}", naming_.mtp_root, layout_name);  // Naming::mtp_root
     } else {
       name = layout_name;
     }
@@ -581,6 +597,18 @@ class Builder {
     if (linear.expert && naming_.stacked_experts != StackedExperts::none &&
         !(linear.mtp && naming_.mtp_experts_per_expert)) {
       emit_stacked_experts(linear);
+      return;
+    }
+    if (naming_.split_output_gate && linear.count == 1 &&
+        linear.kind == layout::LinearKind::attention && ends_with(linear.name, ".q_proj") &&
+        linear.rows % 2 == 0) {
+      // Naming::split_output_gate: the q_proj layout counts twice as wide holds the query and
+      // the output gate, stored apart at half the rows each (the gate without a bias).
+      layout::NamedLinear half = linear;
+      half.rows /= 2;
+      emit_one(half, linear.name);
+      half.bias = false;
+      emit_one(half, linear.name.substr(0, linear.name.size() - 6) + "gate_proj");
       return;
     }
     if (linear.count == 1) {
@@ -656,6 +684,7 @@ class Builder {
     if (!model_.quantization) {
       add(name + ".weight", naming_.conv1d ? std::vector<std::int64_t>{c, r} : std::vector{r, c},
           naming_.routers_f32 && linear.router ? std::string_view("F32") : base_.name, true);
+      if (linear.router) finish_router_tensor(0);
       return;
     }
     if (naming_.conv1d) gap("quantized Conv1D (GPT-2) weights are not modelled tensor by tensor");
@@ -797,12 +826,57 @@ class Builder {
       if (moe.router_correction_bias) {
         // A buffer, stored F32 (Kimi-Linear's at the checkpoint's dtype); trace counts it as a
         // parameter.
-        add(full_name(names.ffn + ".gate.e_score_correction_bias"), {moe.num_experts},
+        add(full_name(names.ffn + ".gate.e_score_correction_bias"),
+            naming_.router_bias_row ? std::vector<std::int64_t>{1, moe.num_experts}
+                                    : std::vector<std::int64_t>{moe.num_experts},
             model_.router_bias_at_checkpoint_dtype ? base_.name : std::string_view("F32"), true);
+        finish_router_tensor(inventory_.tensors.back().shape.size() - 1);
       }
       if (moe.shared_expert_gate) {
         add(full_name(names.ffn + ".shared_expert_gate.weight"), {1, hidden}, base_.name, true);
       }
+    }
+  }
+
+  // Naming::router_rows_extra: the rows the "router" Linear extras add to each MoE layer's
+  // router, their params over the main stack's MoE blocks at H + 1 a row (weight row and
+  // correction-bias entry).
+  void read_router_rows() {
+    const Stack* main = main_stack();
+    std::int64_t layers = 0;
+    std::int64_t hidden = 0;
+    if (main != nullptr) {
+      for (const Block& block : main->blocks) {
+        if (!block.moe) continue;
+        ++layers;
+        hidden = block.moe->hidden_dim > 0 ? block.moe->hidden_dim : block.moe->expert.input_dim;
+      }
+    }
+    for (const ExtraParameter& extra : model_.extra_parameters) {
+      if (extra.component != "router" || extra.op != "Linear") continue;
+      const std::int64_t per_row = checked_mul(layers, hidden + 1, "the tensor inventory");
+      if (per_row == 0 || extra.params % per_row != 0) {
+        gap(fmt::format("tensor '{}' ({}) is not named", extra.name, extra.op));
+        continue;
+      }
+      router_extra_rows_ += extra.params / per_row;
+    }
+    if (model_.quantization && router_extra_rows_ > 0) {
+      gap("a quantized checkpoint's routers with extra rows are not modelled tensor by tensor");
+    }
+  }
+
+  // The router tensor just added (weight or correction bias): widened along `dim` by the
+  // Naming::router_rows_extra rows; under Naming::routers_either_dtype, F32 or the checkpoint's
+  // dtype, whichever it is not expected in, reconciles too.
+  void finish_router_tensor(std::size_t dim) {
+    ExpectedTensor& tensor = inventory_.tensors.back();
+    if (router_extra_rows_ > 0 && dim < tensor.shape.size()) {
+      tensor.shape[dim] += router_extra_rows_;
+      tensor.logical_params = tensor.elements();
+    }
+    if (naming_.routers_either_dtype) {
+      tensor.also_stored_as = tensor.dtype == base_.name ? std::string_view("F32") : base_.name;
     }
   }
 
@@ -937,6 +1011,9 @@ class Builder {
   // MTP extras carry their full checkpoint names already (families/moe_common.cpp, nemotron_h.cpp).
   void emit_extra(const ExtraParameter& extra) {
     if (folded_rows(extra) > 0) return;  // inside the token table (build)
+    if (naming_.router_rows_extra && extra.component == "router" && extra.op == "Linear") {
+      return;  // inside each layer's router (read_router_rows)
+    }
     if (naming_.layer_gates && extra.op == "Parameter" &&
         extra.name.find(".*.") != std::string::npos) {
       emit_layer_gates(extra);
@@ -1089,6 +1166,7 @@ class Builder {
   Naming naming_;
   BaseDtype base_;
   bool fp32_routers_ = false;
+  std::int64_t router_extra_rows_ = 0;  ///< Naming::router_rows_extra: rows a router gains
   std::string stack_;  ///< stack_layers namings: the stack being emitted ("encoder", "decoder")
   std::int64_t group_period_ = 1;  ///< inner_layers namings: blocks from one group to the next
   std::optional<layout::CtMatcher> ct_matcher_;  ///< compressed-tensors checkpoints only
@@ -1128,6 +1206,7 @@ Inventory build_inventory(const ModelDescription& model) {
 std::string component_of(std::string_view name, const Inventory& inventory) {
   // MTP stacks: Qwen3-Next's and Nemotron-H's mtp.*, MiMo's model.mtp_layers.*
   if (name.starts_with("mtp.") || contains(name, ".mtp_layers.")) return "mtp";
+  if (name.starts_with("model.mtp.")) return "mtp";  // LongCat-Flash's model.mtp.*
   if (inventory.main_layers > 0 && name.starts_with(inventory.layer_prefix)) {
     const std::string_view rest = name.substr(inventory.layer_prefix.size());
     std::int64_t index = 0;

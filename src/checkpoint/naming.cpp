@@ -1022,6 +1022,9 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (std::optional<Naming> naming = minicpmv_naming(type)) return *naming;
   if (std::optional<Naming> naming = chatglm_naming(type, text_type)) return *naming;
   if (std::optional<Naming> naming = qwen_vl_audio_naming(type)) return *naming;
+  if (std::optional<Naming> naming = afmoe_naming(type)) return *naming;
+  if (std::optional<Naming> naming = longcat_naming(type)) return *naming;
+  if (std::optional<Naming> naming = ernie_moe_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

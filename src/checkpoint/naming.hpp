@@ -127,6 +127,29 @@ struct Naming {
   // The main stack's final norm sits under this prefix instead of root (ChatGLM2 / 3's
   // "transformer.encoder." beside encoder.layers); empty: under root.
   std::string_view final_norm_root{};
+  // AFMoE: an attention's sigmoid output gate (Attention::output_gate, which layout counts inside
+  // a q_proj twice as wide) is stored apart, as <attention>.gate_proj beside a q_proj of its own
+  // width, each [heads x head_dim, in].
+  bool split_output_gate = false;
+  // ERNIE 4.5 MoE: the router's correction bias is stored [1, E] (Ernie4_5_MoeStatics, one
+  // expert group), not [E].
+  bool router_bias_row = false;
+  // LongCat-Flash: a stored layer holds sub_layers.size() of trace's blocks (its two sub-layers,
+  // the shortcut MoE with the first): block b is stored as layer b / n, and sub_layers[b % n]
+  // respells its names ahead of `renames` (sub-layer s's dense MLP is mlps.{s}). Empty: one
+  // block a layer.
+  std::vector<std::vector<Rename>> sub_layers{};
+  // The MTP stack's layers under this prefix (LongCat-Flash's "model." of model.mtp.layers.N);
+  // empty: mtp.layers.N as trace names them.
+  std::string_view mtp_root{};
+  // LongCat-Flash: the description's "router" Linear extra over every MoE layer (the rows of the
+  // zero-computation experts: a classifier row of H and a correction-bias entry each) is stored
+  // inside each layer's router weight and correction bias, which it widens.
+  bool router_rows_extra = false;
+  // The routers' stored dtype is not established by a published header: each router weight and
+  // correction bias reconciles at F32 and at the checkpoint's dtype (ExpectedTensor::
+  // also_stored_as), expected as the storage estimate counts it.
+  bool routers_either_dtype = false;
 };
 
 /// The naming of a config's model_type (a wrapper's also of its language model's,
@@ -151,5 +174,11 @@ std::optional<Naming> minicpmv_naming(const std::string& type);
 std::optional<Naming> chatglm_naming(const std::string& type, const std::string& text_type);
 /// naming_qwen_vl_audio.cpp: Qwen-VL (remote code) and Qwen2-Audio.
 std::optional<Naming> qwen_vl_audio_naming(const std::string& type);
+/// naming_afmoe.cpp: AFMoE (Arcee's Trinity).
+std::optional<Naming> afmoe_naming(const std::string& type);
+/// naming_longcat.cpp: LongCat-Flash.
+std::optional<Naming> longcat_naming(const std::string& type);
+/// naming_ernie_moe.cpp: ERNIE 4.5 MoE.
+std::optional<Naming> ernie_moe_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

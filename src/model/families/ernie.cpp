@@ -88,6 +88,10 @@ ModelDescription build_ernie4_5_moe(const ConfigReader& config) {
   }
   stack.final_norm = rms_norm("norm", hidden);
   model.stacks.push_back(std::move(stack));
+  // The routers are stored in F32 as the biases are (Baidu's remote modeling file builds
+  // mlp.gate in float32; SOURCES-ernie4_5_moe-names.md).
+  model.fp32_stored_params =
+      checked_product({moe_layers, moe.num_experts, hidden}, "the ERNIE 4.5 routers");
 
   const std::int64_t mtp_layers = config.int_or({"num_nextn_predict_layers"}, 0, 0, 64);
   if (mtp_layers > 0) {
@@ -96,12 +100,16 @@ ModelDescription build_ernie4_5_moe(const ConfigReader& config) {
     mtp.mtp = true;
     for (std::int64_t i = 0; i < mtp_layers; ++i) {
       mtp.blocks.push_back(make_block(false));
-      model.extra_parameters.push_back({fmt::format("model.mtp_emb_norm.{}", i), "mtp", "RMSNorm",
-                                        hidden});
+      // Stored shapes: the two norms [h], mtp_linear_proj nn.Linear(2h, h)'s weight [h, 2h].
       model.extra_parameters.push_back(
-          {fmt::format("model.mtp_hidden_norm.{}", i), "mtp", "RMSNorm", hidden});
-      model.extra_parameters.push_back({fmt::format("model.mtp_linear_proj.{}", i), "mtp",
-                                        "Linear", checked_mul(2 * hidden, hidden)});
+          {fmt::format("model.mtp_emb_norm.{}", i), "mtp", "RMSNorm", hidden, {hidden}});
+      model.extra_parameters.push_back(
+          {fmt::format("model.mtp_hidden_norm.{}", i), "mtp", "RMSNorm", hidden, {hidden}});
+      model.extra_parameters.push_back({fmt::format("model.mtp_linear_proj.{}", i),
+                                        "mtp",
+                                        "Linear",
+                                        checked_mul(2 * hidden, hidden),
+                                        {hidden, 2 * hidden}});
     }
     model.stacks.push_back(std::move(mtp));
     model.mtp_depths = mtp_layers;

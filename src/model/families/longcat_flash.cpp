@@ -93,6 +93,9 @@ ModelDescription build_longcat_flash(const ConfigReader& config) {
                      zero_experts),
          "router", "Linear",
          checked_mul(layers, checked_mul(zero_experts, hidden + 1), "the router parameters")});
+    // Their correction-bias entries are F32 like the routed experts' (storage estimate).
+    model.fp32_stored_params =
+        checked_add(model.fp32_stored_params, checked_mul(layers, zero_experts), "the router");
   }
 
   // One MTP layer unless the config says otherwise (no published config names the count).
@@ -113,14 +116,16 @@ ModelDescription build_longcat_flash(const ConfigReader& config) {
       block.mlp = dense;
       block.norms = pre_norm_pair(hidden);
       mtp.blocks.push_back(std::move(block));
-      const std::string at = fmt::format("mtp.layers.{}.", i);
+      // The extras under their checkpoint names (the tensor inventory's, naming_longcat.cpp).
+      const std::string at = fmt::format("model.mtp.layers.{}.", i);
       model.extra_parameters.push_back(
           {at + "eh_proj", "mtp", "Linear", checked_mul(hidden, 2 * hidden)});
-      model.extra_parameters.push_back({at + "enorm, hnorm", "mtp", "RMSNorm", 2 * hidden});
+      model.extra_parameters.push_back({at + "enorm.m", "mtp", "RMSNorm", hidden, {hidden}});
+      model.extra_parameters.push_back({at + "hnorm.m", "mtp", "RMSNorm", hidden, {hidden}});
     }
     model.extra_parameters.push_back(
-        {"mtp.embed_tokens", "mtp", "Embedding", checked_mul(vocab, hidden)});
-    model.extra_parameters.push_back({"mtp.norm", "mtp", "RMSNorm", hidden});
+        {"model.mtp.embed_tokens", "mtp", "Embedding", checked_mul(vocab, hidden)});
+    model.extra_parameters.push_back({"model.mtp.norm", "mtp", "RMSNorm", hidden, {hidden}});
     model.stacks.push_back(std::move(mtp));
     model.mtp_depths = mtp_layers;
   }
