@@ -100,4 +100,14 @@ void add_vision_part(ModelDescription& model, std::string name, const char* op,
   model.extra_parameters.push_back({std::move(name), "vision", op, params});
 }
 
+void add_vision_multihead_attention(ModelDescription& model, const std::string& name,
+                                    std::int64_t d) {
+  model.extra_parameters.push_back(
+      {name + ".in_proj_weight", "vision", "Parameter", checked_mul(3 * d, d), {3 * d, d}, true});
+  model.extra_parameters.push_back(
+      {name + ".in_proj_bias", "vision", "Parameter", 3 * d, {3 * d}, true});
+  model.extra_parameters.push_back(
+      {name + ".out_proj", "vision", "Linear", checked_add(checked_mul(d, d), d), {d, d}});
+}
+
 }  // namespace trace::family

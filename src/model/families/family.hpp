@@ -92,6 +92,11 @@ std::int64_t biased_conv_params(std::int64_t in, std::int64_t out, std::int64_t 
 /// total, never active): an audio stem, a projector, a vocoder.
 void add_vision_part(ModelDescription& model, std::string name, const char* op,
                      std::int64_t params);
+/// A tower's biased nn.MultiheadAttention(d, heads) under `name` (a resampler or attention
+/// pool): in_proj_weight [3d, d] and in_proj_bias [3d] as bare parameters, beside the biased
+/// out_proj Linear [d, d], as the checkpoint stores them.
+void add_vision_multihead_attention(ModelDescription& model, const std::string& name,
+                                    std::int64_t d);
 ModelDescription build_t5(const ConfigReader& config);
 ModelDescription build_umt5(const ConfigReader& config);
 ModelDescription build_t5gemma(const ConfigReader& config);

@@ -145,9 +145,7 @@ void add_resampler(const ConfigReader& config, std::int64_t text_hidden, std::in
   }
   // nn.MultiheadAttention stores its packed q/k/v projection as two bare parameters,
   // in_proj_weight [3D, D] and in_proj_bias [3D], beside the biased out_proj Linear.
-  extra("resampler.attn.in_proj_weight", "Parameter", checked_mul(3 * d, d), {3 * d, d}, true);
-  extra("resampler.attn.in_proj_bias", "Parameter", 3 * d, {3 * d}, true);
-  extra("resampler.attn.out_proj", "Linear", checked_add(checked_mul(d, d), d), {d, d});
+  add_vision_multihead_attention(model, "resampler.attn", d);
   extra("resampler.ln_q", "LayerNorm", 2 * d);
   extra("resampler.ln_kv", "LayerNorm", 2 * d);
   extra("resampler.ln_post", "LayerNorm", 2 * d);

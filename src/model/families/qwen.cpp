@@ -64,10 +64,7 @@ void add_qwen_vl_visual(const ConfigReader& visual, ModelDescription& model) {
   // The Resampler's nn.MultiheadAttention(d, d / 128 heads), 4 d^2 + 4 d: its packed q/k/v
   // projection as two bare parameters, in_proj_weight [3d, d] and in_proj_bias [3d], beside the
   // biased out_proj Linear.
-  extra("visual.attn_pool.attn.in_proj_weight", "Parameter", checked_mul(3 * d, d), {3 * d, d},
-        true);
-  extra("visual.attn_pool.attn.in_proj_bias", "Parameter", 3 * d, {3 * d}, true);
-  extra("visual.attn_pool.attn.out_proj", "Linear", checked_add(checked_mul(d, d), d), {d, d});
+  add_vision_multihead_attention(model, "visual.attn_pool.attn", d);
   extra("visual.attn_pool.ln_q", "LayerNorm", 2 * d);
   extra("visual.attn_pool.ln_kv", "LayerNorm", 2 * d);
   extra("visual.ln_post", "LayerNorm", 2 * d);

@@ -16,18 +16,13 @@ namespace {
 
 using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
+using trace::test::buffer_count;
 using trace::test::check_absent;
 using trace::test::check_tensor;
 using trace::test::dtype_of;
 using trace::test::fixture_inventory;
 using trace::test::inventory_bytes;
 using trace::test::inventory_params;
-
-std::int64_t buffer_count(const Inventory& inventory) {
-  std::int64_t buffers = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) buffers += tensor.buffer ? 1 : 0;
-  return buffers;
-}
 
 std::int64_t f32_elements(const Inventory& inventory) {
   std::int64_t elements = 0;

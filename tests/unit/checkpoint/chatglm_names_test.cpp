@@ -21,6 +21,7 @@ namespace {
 
 using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
+using trace::test::buffer_count;
 using trace::test::check_absent;
 using trace::test::check_tensor;
 using trace::test::dtype_of;
@@ -28,12 +29,6 @@ using trace::test::find_tensor;
 using trace::test::fixture_inventory;
 using trace::test::inventory_bytes;
 using trace::test::inventory_params;
-
-std::int64_t buffer_count(const Inventory& inventory) {
-  std::int64_t buffers = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) buffers += tensor.buffer ? 1 : 0;
-  return buffers;
-}
 
 // The inventory of a fixture config as edited.
 Inventory inventory_of(const nlohmann::json& config) {

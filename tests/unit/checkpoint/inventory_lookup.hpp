@@ -54,6 +54,12 @@ inline std::int64_t inventory_params(const checkpoint::Inventory& inventory) {
   return params;
 }
 
+/// How many of the inventory's tensors are buffers (ExpectedTensor::buffer).
+inline std::int64_t buffer_count(const checkpoint::Inventory& inventory) {
+  return std::count_if(inventory.tensors.begin(), inventory.tensors.end(),
+                       [](const checkpoint::ExpectedTensor& tensor) { return tensor.buffer; });
+}
+
 /// The bytes every tensor of the inventory is stored in (ExpectedTensor::bytes), buffers too.
 inline std::int64_t inventory_bytes(const checkpoint::Inventory& inventory) {
   std::int64_t bytes = 0;

@@ -18,6 +18,7 @@ namespace {
 
 using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
+using trace::test::buffer_count;
 using trace::test::check_absent;
 using trace::test::check_tensor;
 using trace::test::dtype_of;
@@ -29,11 +30,6 @@ using trace::test::inventory_params;
 std::int64_t parameter_tensors(const Inventory& inventory) {
   return std::count_if(inventory.tensors.begin(), inventory.tensors.end(),
                        [](const ExpectedTensor& tensor) { return tensor.logical_params > 0; });
-}
-
-std::int64_t buffers(const Inventory& inventory) {
-  return std::count_if(inventory.tensors.begin(), inventory.tensors.end(),
-                       [](const ExpectedTensor& tensor) { return tensor.buffer; });
 }
 
 std::int64_t named_with(const Inventory& inventory, const std::string& prefix) {
@@ -96,7 +92,7 @@ TEST_CASE("T5Gemma 2B-2B: model.encoder / model.decoder layers, cross_attn, tied
   // Encoder layer: q, k, v, o, gate, up, down + 4 norms = 11; decoder layer: 11 + cross q, k, v,
   // o + 2 norms = 17. 2 tables + 26 x 11 + norm + 26 x 17 + norm = 2 + 286 + 1 + 442 + 1 = 732.
   CHECK(parameter_tensors(inventory) == 732);
-  CHECK(buffers(inventory) == 1);
+  CHECK(buffer_count(inventory) == 1);
   CHECK(inventory.tensors.size() == 733);
   CHECK(names_unique(inventory));
   // keras-hub's t5gemma_2b_2b preset (its converter ports the Hub tensors one to one).
@@ -226,7 +222,7 @@ TEST_CASE("Kimi-VL-A3B: language_model.*, MoonViT's vision_tower.encoder.blocks.
         335);
   // Parameters: text 1 + 10 + 26 x 204 + 1 + 1 = 5,317, vision 335: 5,652; 27 buffers.
   CHECK(parameter_tensors(inventory) == 5652);
-  CHECK(buffers(inventory) == 27);
+  CHECK(buffer_count(inventory) == 27);
   CHECK(names_unique(inventory));
   // SOURCES-kimi_vl.md: text 15,960,110,208 + tower and projector 447,545,840 (kornia's exact
   // figure) = 16,407,656,048.
