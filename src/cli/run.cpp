@@ -324,6 +324,15 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
                  "(VLLM_FUSED_MOE_CHUNK_SIZE; 0 = all)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 27));
+  app.add_option("--awq-split-k", a.awq_split_k,
+                 "serving an AWQ checkpoint as vLLM before 0.3.0 did: each AWQ Linear's split-K "
+                 "GEMM holds N partial sums of its output (vLLM passed 8); 0 = none, as vLLM "
+                 ">= 0.3.0 (dequantize + matmul) and Marlin kernels")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{64}));
+  app.add_flag("--moe-dense-experts", a.moe_dense_experts,
+               "serving: each rank holds whole experts and runs every one on every token (vLLM's "
+               "Mixtral before 0.3.0, and its quantized Mixtral in mixtral_quant.py after)");
   app.add_option_function<std::int64_t>(
          "--tp-comm-mib", [&a](std::int64_t mib) { a.tp_comm_bytes = mib * k_mib; },
          "serving with tensor parallelism: NCCL / all-reduce buffers per GPU, MiB (default 1843)")

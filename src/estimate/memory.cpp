@@ -300,6 +300,7 @@ void validate_assumptions(const MemoryAssumptions& a) {
       {"--lora-rank", a.lora_rank, 1, 1LL << 16},
       {"--cuda-context-mib", a.cuda_context_bytes / k_mib, 0, 1LL << 20},
       {"--cuda-graph-mib", a.cuda_graph_bytes / k_mib, 0, 1LL << 20},
+      {"--awq-split-k", a.awq_split_k, 0, 64},
   };
   for (const Range& range : ranges) {
     if (range.value < range.min || range.value > range.max) {
@@ -346,18 +347,29 @@ struct ForwardValues {
 
 std::int64_t rank_share(std::int64_t values, std::int64_t tp) { return ceil_div(values, tp); }
 
-std::int64_t attention_forward_values(const Attention& attention, std::int64_t tp) {
+// The extra values a Linear producing `out` values per token holds while AWQ's split-K GEMM runs
+// (awq_split_k partial sums, summed into its output afterwards): nothing without split-K.
+std::int64_t split_k_values(std::int64_t split_k, std::int64_t out) {
+  return split_k * out;
+}
+
+std::int64_t attention_forward_values(const Attention& attention, std::int64_t tp,
+                                      std::int64_t split_k) {
   const std::int64_t heads = attention.num_heads;
   switch (attention.kind) {
     case AttentionKind::none: return 0;
-    case AttentionKind::linear: return attention.output_dim;
+    case AttentionKind::linear:
+      return attention.output_dim + split_k_values(split_k, attention.output_dim);
     case AttentionKind::mla: {
       // q latent, Q, kv latent + rope key, K/V expanded, attention output, o_proj output
       const MlaShape& m = attention.mla;
       const std::int64_t q_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-      return m.q_lora_rank + rank_share(heads * q_head, tp) + m.kv_lora_rank + m.qk_rope_head_dim +
-             rank_share(heads * (m.qk_nope_head_dim + m.v_head_dim), tp) +
-             rank_share(heads * m.v_head_dim, tp) + attention.output_dim;
+      const std::int64_t q = rank_share(heads * q_head, tp);
+      const std::int64_t kv = rank_share(heads * (m.qk_nope_head_dim + m.v_head_dim), tp);
+      const std::int64_t values = m.q_lora_rank + q + m.kv_lora_rank + m.qk_rope_head_dim + kv +
+                                  rank_share(heads * m.v_head_dim, tp) + attention.output_dim;
+      // split-K beside every value (an upper bound): its widest Linear's partial sums
+      return values + split_k_values(split_k, std::max({q, kv, attention.output_dim}));
     }
     case AttentionKind::standard: break;
   }
@@ -366,17 +378,36 @@ std::int64_t attention_forward_values(const Attention& attention, std::int64_t t
   const std::int64_t q_width = heads * attention.head_dim;
   const std::int64_t kv_width =
       ceil_div(std::max<std::int64_t>(attention.num_kv_heads, 1), tp) * attention.head_dim;
-  return rank_share(q_width * (attention.output_gate ? 2 : 1), tp) + 2 * kv_width +
-         rank_share(q_width, tp) + attention.output_dim;
+  const std::int64_t qkv = rank_share(q_width * (attention.output_gate ? 2 : 1), tp) + 2 * kv_width;
+  const std::int64_t attended = rank_share(q_width, tp);
+  const std::int64_t values = qkv + attended + attention.output_dim;
+  if (split_k == 0) return values;
+  // qkv's partial sums beside its output; o_proj's beside qkv, the attention output and its own
+  return std::max({values, qkv + split_k_values(split_k, qkv),
+                   values + split_k_values(split_k, attention.output_dim)});
 }
 
-// gate_up's output, act(gate) x up and down's output | fc1's output, act and fc2's output
-std::int64_t mlp_forward_values(const Mlp& mlp, std::int64_t tp) {
+// gate_up's output, act(gate) x up and down's output | fc1's output, act and fc2's output; with
+// AWQ's split-K, each projection's partial sums beside what is alive when it runs.
+std::int64_t mlp_forward_values(const Mlp& mlp, std::int64_t tp, std::int64_t split_k) {
   switch (mlp.kind) {
     case MlpKind::none: return 0;
-    case MlpKind::linear: return mlp.input_dim;
-    case MlpKind::gated: return rank_share(3 * mlp.intermediate, tp) + mlp.input_dim;
-    case MlpKind::plain: return rank_share(2 * mlp.intermediate, tp) + mlp.input_dim;
+    case MlpKind::linear:
+      return mlp.input_dim + split_k_values(split_k, mlp.input_dim);
+    case MlpKind::gated: {
+      const std::int64_t values = rank_share(3 * mlp.intermediate, tp) + mlp.input_dim;
+      if (split_k == 0) return values;
+      const std::int64_t gate_up = rank_share(2 * mlp.intermediate, tp);
+      return std::max({values, gate_up + split_k_values(split_k, gate_up),
+                       values + split_k_values(split_k, mlp.input_dim)});
+    }
+    case MlpKind::plain: {
+      const std::int64_t values = rank_share(2 * mlp.intermediate, tp) + mlp.input_dim;
+      if (split_k == 0) return values;
+      const std::int64_t fc1 = rank_share(mlp.intermediate, tp);
+      return std::max({values, fc1 + split_k_values(split_k, fc1),
+                       values + split_k_values(split_k, mlp.input_dim)});
+    }
   }
   return 0;
 }
@@ -405,6 +436,34 @@ ForwardValues moe_forward_values(const Moe& moe, std::int64_t tp) {
   return values;
 }
 
+// A whole expert run on every token, as vLLM's Mixtral before 0.3.0 (and mixtral_quant.py)
+// runs each expert this rank holds: router logits and the running sum of the expert outputs,
+// and the expert's locals, w1 and w3 apart (MixtralMLP): act(w1) and w3's output, their product,
+// w2's output, all alive until it returns. With AWQ's split-K: w3's partial sums beside act(w1)
+// and w3's output, w2's beside the three.
+std::int64_t dense_expert_forward_values(const Moe& moe, std::int64_t split_k) {
+  const Mlp& expert = moe.expert;
+  const std::int64_t inner = expert.intermediate;
+  const std::int64_t out = expert.input_dim;
+  std::int64_t values = 0;
+  if (expert.kind == MlpKind::gated) {
+    values = std::max({3 * inner + out, 2 * inner + split_k_values(split_k, inner),
+                       3 * inner + out + split_k_values(split_k, out)});
+  } else {
+    values = std::max({2 * inner + out, inner + split_k_values(split_k, inner),
+                       2 * inner + out + split_k_values(split_k, out)});
+  }
+  return moe.num_experts + moe.hidden_dim + values;
+}
+
+// Whether the served weights are AWQ's (the checkpoint's own, or --quantize awq's).
+bool serves_awq(const ModelDescription& model, const MemoryAssumptions& assumptions) {
+  if (assumptions.serve_quantization) {
+    return assumptions.serve_quantization->scheme.format == QuantFormat::awq;
+  }
+  return model.quantization && model.quantization->format == QuantFormat::awq;
+}
+
 // The chunked scan's states over a prefill of `tokens`, one per chunk and head on this rank:
 // Mamba-2's SSD (vLLM's mamba_chunk_scan_combined) writes them in fp32 and passes them on as a
 // copy at the activation dtype, both alive while the states pass; the chunked delta rule
@@ -430,6 +489,7 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
   const auto values_bytes = [&](std::int64_t values, std::int64_t count) {
     return checked_product({values, count, act}, "the activations");
   };
+  const std::int64_t split_k = serves_awq(model, assumptions) ? assumptions.awq_split_k : 0;
   std::int64_t widest = 0;
   for (const Stack& stack : model.stacks) {
     if (stack.vision || stack.mtp) continue;
@@ -439,25 +499,32 @@ std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t t
       // The sub-layers run one after another; a parallel-residual block keeps the attention
       // output while its MLP runs.
       const std::int64_t kept = block.parallel_residual ? model.hidden_size : 0;
-      std::int64_t sublayer = attention_forward_values(block.attention, tp);
+      std::int64_t sublayer = attention_forward_values(block.attention, tp, split_k);
       if (block.cross_attention) {
-        sublayer = std::max(sublayer, attention_forward_values(*block.cross_attention, tp));
+        sublayer =
+            std::max(sublayer, attention_forward_values(*block.cross_attention, tp, split_k));
       }
-      std::int64_t bytes =
-          values_bytes(std::max(sublayer, kept + mlp_forward_values(block.mlp, tp)), stack_tokens);
+      std::int64_t bytes = values_bytes(
+          std::max(sublayer, kept + mlp_forward_values(block.mlp, tp, split_k)), stack_tokens);
       if (block.ssm) {
         bytes = std::max(bytes,
                          checked_add(values_bytes(ssm_forward_values(*block.ssm, tp), tokens),
                                      scan_chunk_state_bytes(*block.ssm, tokens, tp, act)));
       }
       if (block.moe) {
-        const ForwardValues moe = moe_forward_values(*block.moe, tp);
         if (block.moe->shared) {
-          bytes = std::max(bytes, values_bytes(kept + mlp_forward_values(*block.moe->shared, tp),
-                                               tokens));
+          bytes = std::max(
+              bytes,
+              values_bytes(kept + mlp_forward_values(*block.moe->shared, tp, split_k), tokens));
         }
-        bytes = std::max(bytes, checked_add(values_bytes(kept + moe.per_token, tokens),
-                                            values_bytes(moe.per_routed_token, routed_tokens)));
+        if (assumptions.moe_dense_experts) {
+          bytes = std::max(
+              bytes, values_bytes(kept + dense_expert_forward_values(*block.moe, split_k), tokens));
+        } else {
+          const ForwardValues moe = moe_forward_values(*block.moe, tp);
+          bytes = std::max(bytes, checked_add(values_bytes(kept + moe.per_token, tokens),
+                                              values_bytes(moe.per_routed_token, routed_tokens)));
+        }
       }
       // the block's input and the residual stream (every AltUp stream)
       bytes = checked_add(

@@ -845,6 +845,9 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
     v1 = v1 || *vllm >= Version{0, 8};
     // vLLM caches MLA's latent from 0.7.1 (Feb 2025); before, K and V per head, V padded.
     if (*vllm < Version{0, 7, 1}) row.engine_mla_cache = MlaCache::per_head_padded;
+    // 0.3.0 (January 2024) brought the fused MoE for Mixtral (PR #2542) and AWQ's dequantize +
+    // matmul for 256 tokens and more (PR #2566).
+    row.engine_vllm_before_0_3 = *vllm < Version{0, 3};
   } else if (framework_text.find("vllm") != std::string::npos) {
     // ("V0" named as the engine is V0 whatever the date)
     static const std::regex v0_engine(R"(\bv0(?![.\d]))");

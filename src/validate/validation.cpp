@@ -27,13 +27,22 @@ namespace {
 // GiB as a double, for the estimates' GiB.
 constexpr double k_gib_f = static_cast<double>(k_gib);
 
-bool has_mla(const ModelDescription& model) {
+bool any_block(const ModelDescription& model, bool (*holds)(const Block&)) {
   for (const Stack& stack : model.stacks) {
     for (const Block& block : stack.blocks) {
-      if (block.attention.kind == AttentionKind::mla) return true;
+      if (holds(block)) return true;
     }
   }
   return false;
+}
+
+bool has_mla(const ModelDescription& model) {
+  return any_block(model,
+                   [](const Block& block) { return block.attention.kind == AttentionKind::mla; });
+}
+
+bool has_moe(const ModelDescription& model) {
+  return any_block(model, [](const Block& block) { return block.moe.has_value(); });
 }
 
 }  // namespace
@@ -166,20 +175,32 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
     profile.mode = JobMode::serve;
     profile.concurrency = sequences;
     profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
-    result.read_as = fmt::format(
-        "profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}", profile_tokens,
-        row.engine_chunked_prefill ? "chunked prefill" : "one pass", sequences, max_len,
-        job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
-        row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
-            ? ", MLA cached per head"
-            : "",
-        row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "");
+    // vLLM before 0.3.0 ran AWQ Linears through a split-K GEMM and Mixtral's experts whole on
+    // every token (docs/memory.md, "Older engines").
+    const bool split_k_awq = row.engine_vllm_before_0_3 && model.quantization &&
+                             model.quantization->format == QuantFormat::awq;
+    const bool dense_experts = row.engine_vllm_before_0_3 && has_moe(model);
+    result.read_as =
+        fmt::format("profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}{}{}",
+                    profile_tokens, row.engine_chunked_prefill ? "chunked prefill" : "one pass",
+                    sequences, max_len, job.tp > 1 ? fmt::format(", tp{}", job.tp) : "",
+                    row.engine_mla_cache == MlaCache::per_head_padded && has_mla(model)
+                        ? ", MLA cached per head"
+                        : "",
+                    row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "",
+                    split_k_awq ? ", AWQ split-K GEMM" : "",
+                    dense_experts ? ", experts run whole on every token" : "");
     if (model.quantization) {
       // the checkpoint's stored size, its MTP layers only when the engine loads them
       const StorageEstimate storage = estimate_storage(model, params);
       profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
     }
     MemoryAssumptions engine_memory = a.memory;
+    // its awq_gemm was passed the pack factor, 32 / bits, as split_k
+    if (split_k_awq) {
+      engine_memory.awq_split_k = 32 / std::max<std::int64_t>(model.quantization->bits, 1);
+    }
+    engine_memory.moe_dense_experts = dense_experts;
     engine_memory.prefill_chunk_tokens = profile_tokens;
     engine_memory.max_num_seqs = sequences;
     engine_memory.mla_cache = row.engine_mla_cache;

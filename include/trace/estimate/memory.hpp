@@ -131,6 +131,17 @@ struct MemoryAssumptions {
   /// Serving: tokens vLLM's fused MoE kernel sizes its intermediate caches for at most
   /// (VLLM_FUSED_MOE_CHUNK_SIZE, 32,768).
   std::int64_t moe_chunk_tokens = 32768;
+  /// Serving an AWQ checkpoint on vLLM before 0.3.0: every AWQ Linear runs AutoAWQ's awq_gemm,
+  /// which writes [awq_split_k, tokens, out] half-precision partial sums before summing them
+  /// (vLLM passed the pack factor, 8). From 0.3.0 (PR #2566) vLLM dequantizes and calls
+  /// torch.matmul from 256 tokens, and Marlin kernels hold no such buffer. 0: none.
+  /// --awq-split-k.
+  std::int64_t awq_split_k = 0;
+  /// Serving: each tensor-parallel rank holds num_experts / tp whole experts and runs every one
+  /// of them on every token of the pass, one after another (vLLM's Mixtral before 0.3.0, PR
+  /// #2208, and its quantized Mixtral in mixtral_quant.py after): no routed caches, but an
+  /// expert's whole inner width per token. --moe-dense-experts.
+  bool moe_dense_experts = false;
   // Per-process overhead and safety margin.
   std::int64_t cuda_context_bytes = 512 * k_mib;  ///< CUDA context + cuBLAS/cuDNN workspaces
   /// Serving over more than one tensor-parallel GPU: NCCL and custom all-reduce buffers on each,

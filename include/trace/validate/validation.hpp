@@ -71,6 +71,9 @@ struct MeasuredRow {
   /// How the engine caches MLA layers: per head, V padded, before vLLM 0.7.1 (or with
   /// VLLM_MLA_DISABLE); the latent otherwise.
   MlaCache engine_mla_cache = MlaCache::latent;
+  /// vLLM before 0.3.0: AWQ Linears through the split-K awq_gemm (--awq-split-k 8) and Mixtral's
+  /// experts run whole on every token of each rank (--moe-dense-experts).
+  bool engine_vllm_before_0_3 = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),

@@ -226,6 +226,30 @@ TEST_CASE("LoRA over a quantized checkpoint holds its base as stored", "[cli][qu
         2 * 46'702'792'704LL + 4 * adapters);
 }
 
+TEST_CASE("serving AWQ Mixtral as vLLM 0.2 did: split-K partial sums, whole experts",
+          "[cli][quantize][serve]") {
+  const std::string awq =
+      trace::test::config_path("TheBloke--Mixtral-8x7B-Instruct-v0.1-AWQ.reconstructed.json");
+  const auto activations = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {awq,         "--mode", "serve",           "--gpus", "2",
+                                     "--context", "32768",  "--prefill-chunk", "0",      "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult result = run_cli(args);
+    REQUIRE(result.exit_code == trace::cli::k_exit_ok);
+    return nlohmann::json::parse(result.out)["estimate"]["breakdown"]["activations"]
+        .get<std::int64_t>();
+  };
+  // The whole 32,768-token prompt in one pass at TP 2. Today's fused MoE: 8 router logits and
+  // the 4,096-wide output, per routed copy (top 2) w13 14,336, act 7,168 and w2 4,096; plus the
+  // input and residual 8,192: 4,104 + 2 x 25,600 + 8,192 = 63,496 fp16 values per token.
+  CHECK(activations({}) == 63'496LL * 32'768 * 2);
+  // vLLM 0.2.7: each rank's experts whole on every token, w3's output and its 8 partial sums
+  // beside act(w1): 8 + 4,096 + 10 x 14,336 + 8,192 = 155,656 (9.50 GiB).
+  CHECK(activations({"--awq-split-k", "8", "--moe-dense-experts"}) == 155'656LL * 32'768 * 2);
+  const CliResult refused = run_cli({awq, "--mode", "serve", "--awq-split-k", "65"});
+  CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+}
+
 TEST_CASE("LoRA over a bitsandbytes 4-bit checkpoint is QLoRA over its nf4 base",
           "[cli][quantize][lora]") {
   nlohmann::json config = {{"model_type", "llama"},     {"vocab_size", 32000},

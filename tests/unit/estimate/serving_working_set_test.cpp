@@ -218,3 +218,47 @@ TEST_CASE("speculative decoding caches the MTP layers' K/V too", "[memory][serve
   CHECK(trace::estimate_job(deepseek, params, job, a).breakdown.kv_cache == 62LL * 576 * 2 * 1'000);
   CHECK(trace::estimate_memory(deepseek, params, a).kv_cache_bytes_per_token == 62 * 576 * 2);
 }
+
+TEST_CASE("forward pass: vLLM 0.2's AWQ split-K GEMM and whole experts (Mixtral-8x7B AWQ)",
+          "[memory][serve][moe]") {
+  const trace::ModelDescription mixtral =
+      trace::test::fixture("TheBloke--Mixtral-8x7B-Instruct-v0.1-AWQ.reconstructed.json");
+  trace::MemoryAssumptions a;
+  // Today's engines: attention 4,096 + 2 x 1,024 (qkv), 4,096, 4,096 = 14,336; the fused MoE's
+  // 8 router logits + 4,096 per token and, per routed copy (top 2), w13 28,672, act 14,336 and
+  // w2 4,096: 4,104 + 2 x 47,104 = 98,312; plus the input and residual, 8,192.
+  CHECK(trace::forward_working_bytes(mixtral, 1'000, 1, a) == (98'312LL + 8'192) * 1'000 * 2);
+  // vLLM 0.2.7 (the profile run of vLLM issue #2382): every expert whole on every token: the
+  // router logits 8, the running sum 4,096, and MixtralMLP's act(w1) 14,336 beside w3's output
+  // 14,336 and awq_gemm's 8 partial sums of it (8 x 14,336), the widest moment: 143,360 (w2's
+  // partial sums beside the three: 3 x 14,336 + 9 x 4,096 = 79,872, less). 147,464 + 8,192.
+  a.moe_dense_experts = true;
+  a.awq_split_k = 8;
+  CHECK(trace::forward_working_bytes(mixtral, 32'768, 2, a) == 155'656LL * 32'768 * 2);  // 9.50 GiB
+  // Whole experts without split-K: act(w1), w3's output, their product and w2's output,
+  // 3 x 14,336 + 4,096, + 8 + 4,096 + 8,192 = 59,400.
+  a.awq_split_k = 0;
+  CHECK(trace::forward_working_bytes(mixtral, 1'000, 2, a) == 59'400LL * 1'000 * 2);
+  // Split-K on an unquantized checkpoint changes nothing: no AWQ Linear runs awq_gemm.
+  a.awq_split_k = 8;
+  a.moe_dense_experts = false;
+  const trace::ModelDescription bf16 = trace::test::fixture("mistralai--Mixtral-8x7B.json");
+  CHECK(trace::forward_working_bytes(bf16, 1'000, 1, a) == (98'312LL + 8'192) * 1'000 * 2);
+}
+
+TEST_CASE("forward pass: AWQ's split-K partial sums beside attention and a gated MLP",
+          "[memory][serve]") {
+  // Qwen2.5-7B served as --quantize awq at TP 2: hidden 3,584, 28 heads x 128, 4 KV heads,
+  // intermediate 18,944.
+  const trace::ModelDescription qwen = catalog_model("Qwen/Qwen2.5-7B");
+  trace::MemoryAssumptions a;
+  a.serve_quantization = trace::parse_serve_quantization("awq");
+  REQUIRE(a.serve_quantization);
+  // Without split-K the MLP is widest: 3 x 18,944 / 2 + 3,584 = 32,000, + 2 x 3,584.
+  CHECK(trace::forward_working_bytes(qwen, 100, 2, a) == (32'000LL + 7'168) * 100 * 2);
+  // Split-K 8: gate_up's 18,944 values per token (2 x 18,944 / 2) and its 8 partial sums:
+  // 9 x 18,944 = 170,496, more than down's partial sums beside the MLP's values (32,000 +
+  // 8 x 3,584 = 60,672) and than qkv's (9 x (1,792 + 2 x 256) = 20,736).
+  a.awq_split_k = 8;
+  CHECK(trace::forward_working_bytes(qwen, 100, 2, a) == (170'496LL + 7'168) * 100 * 2);
+}

@@ -56,6 +56,18 @@ std::string row_line(const std::string& id, const std::string& task, const std::
          text_cells + "\n";
 }
 
+// Engine rows (kv_capacity) at tensor parallelism, scored against one config.
+const std::string k_engine_header =
+    "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+    "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
+    "gpu_mem_util,framework,measure_method,kv_cache_mem_gib\n";
+
+trace::Scoreboard score_engine_rows(const std::string& config, const std::string& rows) {
+  return trace::validate_rows(
+      trace::parse_measured_csv(k_engine_header + rows),
+      [&](const trace::MeasuredRow&) -> std::optional<std::string> { return config; });
+}
+
 // The job of one row_line, as the validator reads it.
 trace::Job job_of(const std::string& line) {
   return trace::parse_measured_csv(k_header + line).at(0).job;
@@ -273,18 +285,12 @@ TEST_CASE("an engine loads a quantized checkpoint's MTP layers only to decode sp
   const std::string config =
       trace::test::catalog_text("nvidia/NVIDIA-Nemotron-Labs-3-Puzzle-75B-A9B-NVFP4");
   REQUIRE_FALSE(config.empty());
-  const std::string header =
-      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
-      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,"
-      "gpu_mem_util,framework,measure_method,kv_cache_mem_gib\n";
   const auto row = [](const std::string& id, const std::string& framework) {
     return id + ",nvidia/x,x.json,kv_capacity,200000,,4,tp,4,fp8,bf16_pure,none,23.58,,0,0.85," +
            framework + ",x,4.18\n";
   };
-  const trace::Scoreboard board = trace::validate_rows(
-      trace::parse_measured_csv(header + row("1", "vLLM v0.24.0 MTP n=3") +
-                                row("2", "vLLM v0.24.0")),
-      [&](const trace::MeasuredRow&) -> std::optional<std::string> { return config; });
+  const trace::Scoreboard board =
+      score_engine_rows(config, row("1", "vLLM v0.24.0 MTP n=3") + row("2", "vLLM v0.24.0"));
   REQUIRE(board.results.size() == 2);
   REQUIRE(board.results[0].breakdown.has_value());
   REQUIRE(board.results[1].breakdown.has_value());
@@ -330,6 +336,35 @@ TEST_CASE("the validator reads vLLM's MLA cache layout from its version", "[vali
         MlaCache::per_head_padded);
   CHECK(one_row("kv_capacity", "bf16", "SGLang (Aug 2025),,x,,").engine_mla_cache ==
         MlaCache::latent);
+}
+
+TEST_CASE("vLLM before 0.3 profiles AWQ Mixtral with split-K GEMMs and whole experts",
+          "[validate][kv][moe]") {
+  CHECK(one_row("kv_capacity", "bf16", "vLLM v0.2.7,,x,,").engine_vllm_before_0_3);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM v0.3.0,,x,,").engine_vllm_before_0_3);
+  CHECK_FALSE(one_row("kv_capacity", "bf16", "vLLM (Sep 2025),,x,,").engine_vllm_before_0_3);
+  // TheBloke's Mixtral-8x7B AWQ at TP 2 with max_model_len 32,768 (vLLM issue #2382): 0.2.7's
+  // profile run passes 32,768 tokens at once, whose widest layer holds 155,656 fp16 values per
+  // token: its input and residual 8,192, the router logits 8, the running sum of the experts'
+  // outputs 4,096, and an expert's act(w1) 14,336 beside w3's output 14,336 and awq_gemm's 8
+  // partial sums of it (8 x 14,336). The sampling step (256 x 32,000 x 38 + 32,768 x 4,096 x 2)
+  // is smaller.
+  const std::string config =
+      trace::test::config_text("TheBloke--Mixtral-8x7B-Instruct-v0.1-AWQ.reconstructed.json");
+  REQUIRE_FALSE(config.empty());
+  const auto row = [](const std::string& id, const std::string& framework) {
+    return id + ",TheBloke/x,x.json,kv_capacity,,,2,tp,2,bf16,bf16_pure,none,79.3,,0,0.5," +
+           framework + ",x,6.33\n";
+  };
+  const trace::Scoreboard board =
+      score_engine_rows(config, row("1", "vLLM v0.2.7") + row("2", "vLLM v0.3.0"));
+  REQUIRE(board.results.size() == 2);
+  REQUIRE(board.results[0].breakdown.has_value());
+  CHECK(board.results[0].breakdown->activations == 155'656LL * 32'768 * 2);
+  CHECK(board.results[0].read_as.find(", AWQ split-K GEMM, experts run whole on every token") !=
+        std::string::npos);
+  // From 0.3.0 AWQ dequantizes for passes of 256 tokens and more: no partial sums.
+  CHECK(board.results[1].read_as.find("split-K") == std::string::npos);
 }
 
 TEST_CASE("the validator reads a layer split across GPUs as balanced by memory", "[validate][pp]") {
