@@ -85,7 +85,15 @@ class Builder {
   }
 
   void build() {
+    if (naming_.family_tensors != nullptr) {
+      // Naming::family_tensors: the family's own list, nothing of the builder's beside it.
+      naming_.family_tensors(model_, inventory_);
+      inventory_.main_layers = 0;
+      inventory_.complete = inventory_.gaps.empty();
+      return;
+    }
     if (naming_.router_rows_extra) read_router_rows();
+    if (!naming_.mhc_sites.empty() || naming_.indexer_kpool) read_glm5_next_extras();
     std::int64_t rows = model_.vocab_size;  // Mllama's: vocab_size + the folded extra's rows
     for (const ExtraParameter& extra : model_.extra_parameters) rows += folded_rows(extra);
     add(root(naming_.embedding) + ".weight", {rows, model_.embedding_dim}, base_.name, true);
@@ -801,6 +809,13 @@ class Builder {
             base_.name, true);
         add(full_name(names.attention + ".indexer.k_norm.bias"), {a.indexer->head_dim}, base_.name,
             true);
+        if (naming_.indexer_kpool && kpool_ > 0) {
+          // Naming::indexer_kpool: bare nn.Parameters of Glm5NextTextIndexer.
+          add(full_name(names.attention + ".indexer.index_kpool_compress_ape"),
+              {kpool_, a.indexer->head_dim}, base_.name, true);
+          add(full_name(names.attention + ".indexer.index_kpool_compress_gate"),
+              {a.indexer->head_dim, a.input_dim}, base_.name, true);
+        }
       }
     }
     const bool kv_scales = model_.quantization && model_.quantization->modelopt &&
@@ -820,6 +835,17 @@ class Builder {
       }
     }
     if (block.ssm) emit_ssm(names.ssm, *block.ssm);
+    if (block.residual_streams > 1 && !stack.mtp && !stack.vision) {
+      // Naming::mhc_sites: each site's bare fn, base and scale (base and scale F32).
+      const std::int64_t n = block.residual_streams;
+      const std::int64_t mix = (2 + n) * n;
+      for (const std::string_view site : naming_.mhc_sites) {
+        const std::string at = full_name(fmt::format("{}.hc_{}_", prefix, site));
+        add(at + "fn", {mix, checked_mul(n, model_.hidden_size)}, base_.name, true);
+        add(at + "base", {mix}, "F32", true);
+        add(at + "scale", {3}, "F32", true);
+      }
+    }
     if (block.moe) {
       const Moe& moe = *block.moe;
       const std::int64_t hidden = moe.hidden_dim > 0 ? moe.hidden_dim : moe.expert.input_dim;
@@ -836,6 +862,58 @@ class Builder {
         add(full_name(names.ffn + ".shared_expert_gate.weight"), {1, hidden}, base_.name, true);
       }
     }
+  }
+
+  // GLM-5.3-Flash's k-pool extras: "<layers>.self_attn.indexer.index_kpool_compress_ape, ...".
+  static bool is_kpool_extra(const ExtraParameter& extra) {
+    return extra.op == "Parameter" &&
+           extra.name.find(".indexer.index_kpool_compress_ape") != std::string::npos;
+  }
+
+  // Naming::mhc_sites and Naming::indexer_kpool: the description counts the mHC sites and the
+  // k-pool tensors as extras over many layers; the tensors emit_block names per layer must add up
+  // to them, and kpool is what the k-pool extras hold beyond each indexer's gate [Id, H].
+  void read_glm5_next_extras() {
+    std::int64_t mhc_named = 0;
+    std::int64_t indexers = 0;
+    std::int64_t index_dim = 0;
+    std::int64_t gate_elements = 0;
+    for (const Stack& stack : model_.stacks) {
+      if (stack.vision) continue;
+      for (const Block& block : stack.blocks) {
+        const std::int64_t n = block.residual_streams;
+        if (!stack.mtp && n > 1) {
+          const std::int64_t mix = (2 + n) * n;
+          const std::int64_t site = checked_add(
+              checked_mul(checked_mul(mix, n), model_.hidden_size, "the tensor inventory"),
+              mix + 3);
+          mhc_named = checked_add(
+              mhc_named, checked_mul(site, static_cast<std::int64_t>(naming_.mhc_sites.size())));
+        }
+        if (block.attention.kind == AttentionKind::mla && block.attention.indexer) {
+          ++indexers;
+          index_dim = block.attention.indexer->head_dim;
+          gate_elements = checked_mul(index_dim, block.attention.input_dim, "the tensor inventory");
+        }
+      }
+    }
+    std::int64_t mhc_counted = 0;
+    std::int64_t kpool_counted = 0;
+    for (const ExtraParameter& extra : model_.extra_parameters) {
+      if (extra.op == "mHC") mhc_counted = checked_add(mhc_counted, extra.params);
+      if (is_kpool_extra(extra)) kpool_counted = checked_add(kpool_counted, extra.params);
+    }
+    if (!naming_.mhc_sites.empty() && mhc_named != mhc_counted) {
+      gap("the mHC tensors per layer do not add up to the description's mHC parameters");
+    }
+    if (!naming_.indexer_kpool || kpool_counted == 0) return;
+    if (indexers == 0 || index_dim == 0 || kpool_counted % indexers != 0 ||
+        kpool_counted / indexers <= gate_elements ||
+        (kpool_counted / indexers - gate_elements) % index_dim != 0) {
+      gap("the k-pool tensors do not divide among the indexers");
+      return;
+    }
+    kpool_ = (kpool_counted / indexers - gate_elements) / index_dim;
   }
 
   // Naming::router_rows_extra: the rows the "router" Linear extras add to each MoE layer's
@@ -905,7 +983,10 @@ class Builder {
       add(full_name(at + ".q_conv1d.weight"), {keys, 1, ssm.conv_kernel}, base_.name, true);
       add(full_name(at + ".k_conv1d.weight"), {keys, 1, ssm.conv_kernel}, base_.name, true);
       add(full_name(at + ".v_conv1d.weight"), {ssm.inner, 1, ssm.conv_kernel}, base_.name, true);
-      add(full_name(at + ".A_log"), {1, 1, ssm.num_heads, 1}, decay, true);
+      add(full_name(at + ".A_log"),
+          naming_.kda_a_log_vector ? std::vector<std::int64_t>{ssm.num_heads}
+                                   : std::vector<std::int64_t>{1, 1, ssm.num_heads, 1},
+          decay, true);
       add(full_name(at + ".dt_bias"), {ssm.inner}, decay, true);
       add(full_name(at + ".o_norm.weight"), {ssm.head_dim}, base_.name, true);
       return;
@@ -1011,6 +1092,10 @@ class Builder {
   // MTP extras carry their full checkpoint names already (families/moe_common.cpp, nemotron_h.cpp).
   void emit_extra(const ExtraParameter& extra) {
     if (folded_rows(extra) > 0) return;  // inside the token table (build)
+    if ((!naming_.mhc_sites.empty() && extra.op == "mHC") ||
+        (naming_.indexer_kpool && is_kpool_extra(extra))) {
+      return;  // per layer in emit_block (read_glm5_next_extras)
+    }
     if (naming_.router_rows_extra && extra.component == "router" && extra.op == "Linear") {
       return;  // inside each layer's router (read_router_rows)
     }
@@ -1167,6 +1252,7 @@ class Builder {
   BaseDtype base_;
   bool fp32_routers_ = false;
   std::int64_t router_extra_rows_ = 0;  ///< Naming::router_rows_extra: rows a router gains
+  std::int64_t kpool_ = 0;              ///< Naming::indexer_kpool: each indexer's kpool
   std::string stack_;  ///< stack_layers namings: the stack being emitted ("encoder", "decoder")
   std::int64_t group_period_ = 1;  ///< inner_layers namings: blocks from one group to the next
   std::optional<layout::CtMatcher> ct_matcher_;  ///< compressed-tensors checkpoints only

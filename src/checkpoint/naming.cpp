@@ -717,12 +717,13 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
             .vision_layers = "layer"};
   }
   if (type == "deepseek_vl_v2") {
+    if (text_type == "deepseek_ocr") return deepseek_ocr_naming();  // naming_dots_ocr.cpp
     // DeepSeek-VL2's remote code as its uploads store it (SOURCES-deepseek_vl_v2.md): the
     // DeepSeek-V2 text model under language.model.*, language.lm_head; the SigLIP tower in
     // timm's names under vision.* (patch_embed.proj, pos_embed, blocks.N.{norm1, attn.qkv,
     // attn.proj, norm2, mlp.fc1, mlp.fc2}, norm, attn_pool.*); projector.layers.N;
-    // image_newline and view_seperator at the top. DeepSeek-OCR's SAM + CLIP encoder is not
-    // named.
+    // image_newline and view_seperator at the top. DeepSeek-OCR (its family's tag
+    // "deepseek_ocr") is named apart.
     std::vector<Rename> renames = tower_renames("vision.", ".mlp.fc1.", ".mlp.fc2.");
     renames.insert(renames.begin(), {"", "lm_head.", "language.lm_head."});
     return {.label = "DeepSeek-VL2 (language.model.*, vision.blocks.N, projector.layers)",
@@ -1025,6 +1026,9 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (std::optional<Naming> naming = afmoe_naming(type)) return *naming;
   if (std::optional<Naming> naming = longcat_naming(type)) return *naming;
   if (std::optional<Naming> naming = ernie_moe_naming(type)) return *naming;
+  if (std::optional<Naming> naming = glm5_next_naming(type)) return *naming;
+  if (std::optional<Naming> naming = deepseek_v4_naming(type)) return *naming;
+  if (std::optional<Naming> naming = dots_ocr_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/checkpoint/inventory.hpp"
+
 namespace trace::checkpoint {
 
 // A checkpoint spelling of one of trace's module names, applied to names containing `scope`.
@@ -150,6 +152,23 @@ struct Naming {
   // correction bias reconciles at F32 and at the checkpoint's dtype (ExpectedTensor::
   // also_stored_as), expected as the storage estimate counts it.
   bool routers_either_dtype = false;
+  // DeepSeek-V4: the family lists its checkpoint's tensors itself (its attention, compressors,
+  // indexers, mHC and FP4 / FP8 tensors are no rename of trace's module names); the builder then
+  // adds nothing of its own. Null: the builder names the tensors.
+  void (*family_tensors)(const ModelDescription& model, Inventory& inventory) = nullptr;
+  // GLM-5.3-Flash: KDA's A_log is stored as a [heads] vector (Glm5NextTextForgetGate's), not as
+  // Kimi-Linear's [1, 1, heads, 1].
+  bool kda_a_log_vector = false;
+  // GLM-5.3-Flash: every main-stack layer of residual_streams n > 1 stores, per mHC site listed
+  // ("attn", "ffn"), the bare tensors hc_<site>_fn [(2 + n) n, n H] at the checkpoint's dtype and
+  // hc_<site>_base [(2 + n) n], hc_<site>_scale [3] in F32; the description's "mHC" extras must
+  // add up to them. Empty: mHC extras are not named.
+  std::vector<std::string_view> mhc_sites{};
+  // GLM-5.3-Flash: every DSA indexer stores the k-pool compression's bare tensors
+  // index_kpool_compress_ape [kpool, index_head_dim] and index_kpool_compress_gate
+  // [index_head_dim, H]; the description's "...index_kpool_compress_ape, ..." extras must add up
+  // to them (kpool is read from their count).
+  bool indexer_kpool = false;
 };
 
 /// The naming of a config's model_type (a wrapper's also of its language model's,
@@ -180,5 +199,13 @@ std::optional<Naming> afmoe_naming(const std::string& type);
 std::optional<Naming> longcat_naming(const std::string& type);
 /// naming_ernie_moe.cpp: ERNIE 4.5 MoE.
 std::optional<Naming> ernie_moe_naming(const std::string& type);
+/// naming_glm5_next.cpp: GLM-5.3-Flash (glm5_next).
+std::optional<Naming> glm5_next_naming(const std::string& type);
+/// naming_deepseek_v4.cpp: DeepSeek-V4 (DeepSeek-V4-Flash), listed tensor by tensor.
+std::optional<Naming> deepseek_v4_naming(const std::string& type);
+/// naming_dots_ocr.cpp: dots.ocr; and DeepSeek-OCR, a deepseek_vl_v2 its family tags with
+/// text_model_type "deepseek_ocr" (DeepEncoder, every tensor under model.*).
+std::optional<Naming> dots_ocr_naming(const std::string& type);
+Naming deepseek_ocr_naming();
 
 }  // namespace trace::checkpoint

@@ -228,8 +228,12 @@ std::int64_t add_deep_encoder(const ConfigReader& vision, ModelDescription& mode
   const ConfigReader towers = vision.child("width");
   const ConfigReader sam = towers.child("sam_vit_b");
   const ConfigReader clip = towers.child("clip-l-14-224");
-  const auto extra = [&](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
+  // Each at its stored shape (a bias of shape[0] beside where the count holds one), bare
+  // nn.Parameters under their own names, as DeepSeek-OCR's safetensors listing has them.
+  const auto extra = [&](std::string name, const char* op, std::int64_t params,
+                         std::vector<std::int64_t> shape = {}, bool bare = false) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, params, std::move(shape), bare});
   };
 
   // SAM ViT-B as build_sam_vit_b() fixes it: 1024-pixel images, 16-pixel patches, 14-patch
@@ -249,20 +253,28 @@ std::int64_t add_deep_encoder(const ConfigReader& vision, ModelDescription& mode
   const std::int64_t grid = sam_image / sam_patch;
   const std::int64_t head_dim = width / heads;
   extra("model.sam_model.patch_embed.proj", "Conv2d",
-        checked_add(checked_product({width, 3, sam_patch, sam_patch}), width));
-  extra("model.sam_model.pos_embed", "Parameter", checked_product({grid, grid, width}));
-  const auto global_blocks = static_cast<std::int64_t>(global.size());
-  extra(
-      "model.sam_model.blocks.*.attn.rel_pos_h / rel_pos_w", "Parameter",
-      checked_mul(2 * head_dim, checked_add(checked_mul(layers - global_blocks, 2 * sam_window - 1),
-                                            checked_mul(global_blocks, 2 * grid - 1))));
-  extra("model.sam_model.neck", "Conv2d",
-        checked_add(checked_mul(neck, width),
-                    checked_add(checked_product({neck, neck, 9}), 4 * neck)));
+        checked_add(checked_product({width, 3, sam_patch, sam_patch}), width),
+        {width, 3, sam_patch, sam_patch});
+  extra("model.sam_model.pos_embed", "Parameter", checked_product({grid, grid, width}),
+        {1, grid, grid, width}, true);
+  // Each block's rel_pos_h and rel_pos_w: [2 s - 1, head_dim], s the window or the whole grid.
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const bool whole = std::find(global.begin(), global.end(), i) != global.end();
+    const std::int64_t span = 2 * (whole ? grid : sam_window) - 1;
+    for (const char* axis : {"h", "w"}) {
+      extra(fmt::format("model.sam_model.blocks.{}.attn.rel_pos_{}", i, axis), "Parameter",
+            checked_mul(span, head_dim), {span, head_dim}, true);
+    }
+  }
+  // The neck: Conv2d 1 x 1 and 3 x 3 without bias, each followed by a LayerNorm2d.
+  extra("model.sam_model.neck.0", "Conv2d", checked_mul(neck, width), {neck, width, 1, 1});
+  extra("model.sam_model.neck.1", "LayerNorm2d", 2 * neck, {neck});
+  extra("model.sam_model.neck.2", "Conv2d", checked_product({neck, neck, 9}), {neck, neck, 3, 3});
+  extra("model.sam_model.neck.3", "LayerNorm2d", 2 * neck, {neck});
   std::int64_t in = neck;
   for (std::size_t i = 0; i < channels.size(); ++i) {
     extra(fmt::format("model.sam_model.net_{}", i + 2), "Conv2d",
-          checked_product({channels[i], in, 9}));
+          checked_product({channels[i], in, 9}), {channels[i], in, 3, 3});
     in = channels[i];
   }
   Stack sam_stack = vit_encoder_stack("sam_model", layers, HeadShape{heads, heads, head_dim},
@@ -285,11 +297,12 @@ std::int64_t add_deep_encoder(const ConfigReader& vision, ModelDescription& mode
     clip.fail("heads", fmt::format("= {} does not divide width {}", clip_heads, clip_width));
   }
   const std::int64_t positions = checked_add(checked_mul(image / patch, image / patch), 1);
-  extra("model.vision_model.embeddings.class_embedding", "Parameter", clip_width);
+  extra("model.vision_model.embeddings.class_embedding", "Parameter", clip_width, {clip_width},
+        true);
   extra("model.vision_model.embeddings.patch_embedding", "Conv2d",
-        checked_product({clip_width, 3, patch, patch}));
+        checked_product({clip_width, 3, patch, patch}), {clip_width, 3, patch, patch});
   extra("model.vision_model.embeddings.position_embedding", "Embedding",
-        checked_mul(positions, clip_width));
+        checked_mul(positions, clip_width), {positions, clip_width});
   extra("model.vision_model.pre_layrnorm", "LayerNorm", 2 * clip_width);
   Stack clip_stack = vit_encoder_stack("vision_model", clip_layers,
                                        HeadShape{clip_heads, clip_heads, clip_width / clip_heads},
@@ -404,6 +417,9 @@ ModelDescription build_deepseek_vl_v2(const ConfigReader& config) {
         language.bool_or("use_mla", true) ? "MLA" : "multi-head attention");
     const std::int64_t features = add_deep_encoder(vision, model);
     add_projector(config, config.child("projector_config"), features, model.hidden_size, model);
+    // Every tensor under model.* (DeepseekOCRModel), not DeepSeek-VL2's language.* / vision.*:
+    // the tensor inventory tells the layouts apart by this tag (naming_dots_ocr.cpp).
+    model.text_model_type = "deepseek_ocr";
     return model;
   }
   Stack tower = vision_tower(vision, model);

@@ -54,15 +54,20 @@ ModelDescription build_dots_ocr(const ConfigReader& config) {
                             out, model.hidden_size));
   }
 
-  add_vision_part(model, "vision_tower.patch_embed.patchifier.proj", "Conv2d",
-                  checked_add(checked_product({width, channels, patch, patch}), width));
+  // The conv and the merger's Linears at their stored shapes (for the tensor inventory), each
+  // with a bias of shape[0].
+  const auto biased = [&](std::string name, const char* op, std::int64_t weight,
+                          std::vector<std::int64_t> shape) {
+    model.extra_parameters.push_back(
+        {std::move(name), "vision", op, checked_add(weight, shape.front()), std::move(shape)});
+  };
+  biased("vision_tower.patch_embed.patchifier.proj", "Conv2d",
+         checked_product({width, channels, patch, patch}), {width, channels, patch, patch});
   add_vision_part(model, "vision_tower.patch_embed.patchifier.norm", "RMSNorm", width);
   const std::int64_t merged = checked_product({width, merge, merge});
   add_vision_part(model, "vision_tower.merger.ln_q", "LayerNorm", 2 * width);
-  add_vision_part(model, "vision_tower.merger.mlp.0", "Linear",
-                  checked_add(checked_mul(merged, merged), merged));
-  add_vision_part(model, "vision_tower.merger.mlp.2", "Linear",
-                  checked_add(checked_mul(merged, out), out));
+  biased("vision_tower.merger.mlp.0", "Linear", checked_mul(merged, merged), {merged, merged});
+  biased("vision_tower.merger.mlp.2", "Linear", checked_mul(merged, out), {out, merged});
 
   Stack stack;
   stack.name = "vision_tower";

@@ -392,11 +392,13 @@ void add_glm5_next_vision(const ConfigReader& vision, std::int64_t text_hidden,
                                                out, text_hidden));
   }
 
-  const auto extra = [&model](std::string name, const char* op, std::int64_t params) {
-    model.extra_parameters.push_back({std::move(name), "vision", op, params});
-  };
-  extra("model.visual.patch_embed.proj", "Conv3d",
-        checked_add(checked_product({hidden, channels, temporal, patch, patch}), hidden));
+  // Shaped for the tensor inventory: weight [D, C, T, P, P] and a bias of D.
+  model.extra_parameters.push_back(
+      {"model.visual.patch_embed.proj",
+       "vision",
+       "Conv3d",
+       checked_add(checked_product({hidden, channels, temporal, patch, patch}), hidden),
+       {hidden, channels, temporal, patch, patch}});
   add_glm_vision_merger(model, hidden, out, merge, projection);
 
   HeadShape shape;

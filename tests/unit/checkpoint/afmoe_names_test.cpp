@@ -14,23 +14,15 @@
 
 namespace {
 
-using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
 using trace::test::buffer_count;
 using trace::test::check_absent;
 using trace::test::check_tensor;
+using trace::test::dtype_elements;
 using trace::test::dtype_of;
 using trace::test::fixture_inventory;
 using trace::test::inventory_bytes;
 using trace::test::inventory_params;
-
-std::int64_t f32_elements(const Inventory& inventory) {
-  std::int64_t elements = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) {
-    if (tensor.dtype == "F32") elements += tensor.elements();
-  }
-  return elements;
-}
 
 }  // namespace
 
@@ -91,7 +83,7 @@ TEST_CASE("Trinity-Mini (afmoe): gate_proj apart, router.gate, expert_bias: 12,0
   CHECK(dtype_of(inventory, "model.layers.2.mlp.router.gate.weight") == "BF16");
   CHECK(dtype_of(inventory, "model.layers.2.self_attn.gate_proj.weight") == "BF16");
   CHECK(dtype_of(inventory, "model.norm.weight") == "BF16");
-  CHECK(f32_elements(inventory) == 30 * 128);
+  CHECK(dtype_elements(inventory, "F32") == 30 * 128);
   CHECK(buffer_count(inventory) == 0);  // the rotary inv_freq buffers are non-persistent
   // Tensors: embed_tokens, norm, lm_head; 11 per layer (4 norms, q / gate / k / v / o, q_norm,
   // k_norm); 3 dense projections in each of 2 layers; router, expert_bias, 3 shared and 128 x 3
@@ -128,7 +120,7 @@ TEST_CASE("Trinity-Nano-Preview (afmoe): 21,631 tensors and the index's 12,240,0
   check_tensor(inventory, "model.layers.55.mlp.experts.127.gate_proj.weight", {256, 1024});
   check_absent(inventory, "model.layers.56.input_layernorm.weight");
   CHECK(dtype_of(inventory, "model.layers.55.mlp.expert_bias") == "F32");
-  CHECK(f32_elements(inventory) == 54 * 128);
+  CHECK(dtype_elements(inventory, "F32") == 54 * 128);
   CHECK(inventory.tensors.size() == 3 + 56 * 11 + 2 * 3 + 54 * (2 + 3 + 128 * 3));
   CHECK(inventory.tensors.size() == 21'631);
   // The index at revision b576b32b: 6,120,003,328 parameters in 12,240,020,480 bytes, which is

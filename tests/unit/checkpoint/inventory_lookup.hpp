@@ -67,4 +67,22 @@ inline std::int64_t inventory_bytes(const checkpoint::Inventory& inventory) {
   return bytes;
 }
 
+/// How many of the inventory's tensors are stored in `dtype` ("F32", "BF16", ...).
+inline std::int64_t dtype_tensor_count(const checkpoint::Inventory& inventory,
+                                       const std::string& dtype) {
+  return std::count_if(
+      inventory.tensors.begin(), inventory.tensors.end(),
+      [&](const checkpoint::ExpectedTensor& tensor) { return tensor.dtype == dtype; });
+}
+
+/// The stored elements of the inventory's tensors in `dtype`.
+inline std::int64_t dtype_elements(const checkpoint::Inventory& inventory,
+                                   const std::string& dtype) {
+  std::int64_t elements = 0;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors) {
+    if (tensor.dtype == dtype) elements += tensor.elements();
+  }
+  return elements;
+}
+
 }  // namespace trace::test
