@@ -428,6 +428,26 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
         "serving leaves the MTP layers unloaded (as vLLM does without speculative decoding); "
         "--serve-mtp loads them");
   }
+  // vLLM before 0.3.0's code paths (--awq-split-k, --moe-dense-experts): say what they change,
+  // or that they change nothing here, rather than ignore them silently.
+  if (requested.awq_split_k > 0) {
+    const bool awq =
+        requested.serve_quantization
+            ? requested.serve_quantization->scheme.format == QuantFormat::awq
+            : report.model.quantization && report.model.quantization->format == QuantFormat::awq;
+    report.notes.push_back(
+        awq ? fmt::format("serving's forward pass holds each AWQ Linear's {} split-K partial sums "
+                          "of its output (--awq-split-k, vLLM before 0.3.0)",
+                          requested.awq_split_k)
+            : "--awq-split-k changes nothing here: the served weights are not AWQ's");
+  }
+  if (requested.moe_dense_experts) {
+    report.notes.push_back(
+        component_count(report.parameters, "experts") > 0
+            ? "serving runs every expert a rank holds whole on every token (--moe-dense-experts, "
+              "vLLM's Mixtral before 0.3.0): no routed caches, each expert's full width per token"
+            : "--moe-dense-experts changes nothing here: the model has no routed experts");
+  }
   if (report.parameters.vision > 0) {
     // The estimators run the text path only; say so rather than let a VLM's plan look complete.
     report.notes.push_back(

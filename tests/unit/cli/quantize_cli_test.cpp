@@ -248,6 +248,14 @@ TEST_CASE("serving AWQ Mixtral as vLLM 0.2 did: split-K partial sums, whole expe
   CHECK(activations({"--awq-split-k", "8", "--moe-dense-experts"}) == 155'656LL * 32'768 * 2);
   const CliResult refused = run_cli({awq, "--mode", "serve", "--awq-split-k", "65"});
   CHECK(refused.exit_code == trace::cli::k_exit_bad_input);
+  // On weights that are not AWQ's and a model without experts, the plan says the flags change
+  // nothing instead of ignoring them.
+  const CliResult dense = run_cli({"meta-llama/Llama-3.1-8B", "--mode", "serve", "--awq-split-k",
+                                   "8", "--moe-dense-experts", "--json"});
+  REQUIRE(dense.exit_code == trace::cli::k_exit_ok);
+  const std::string notes = nlohmann::json::parse(dense.out)["notes"].dump();
+  CHECK(notes.find("--awq-split-k changes nothing here") != std::string::npos);
+  CHECK(notes.find("--moe-dense-experts changes nothing here") != std::string::npos);
 }
 
 TEST_CASE("LoRA over a bitsandbytes 4-bit checkpoint is QLoRA over its nf4 base",
