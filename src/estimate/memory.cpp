@@ -456,14 +456,6 @@ std::int64_t dense_expert_forward_values(const Moe& moe, std::int64_t split_k) {
   return moe.num_experts + moe.hidden_dim + values;
 }
 
-// Whether the served weights are AWQ's (the checkpoint's own, or --quantize awq's).
-bool serves_awq(const ModelDescription& model, const MemoryAssumptions& assumptions) {
-  if (assumptions.serve_quantization) {
-    return assumptions.serve_quantization->scheme.format == QuantFormat::awq;
-  }
-  return model.quantization && model.quantization->format == QuantFormat::awq;
-}
-
 // The chunked scan's states over a prefill of `tokens`, one per chunk and head on this rank:
 // Mamba-2's SSD (vLLM's mamba_chunk_scan_combined) writes them in fp32 and passes them on as a
 // copy at the activation dtype, both alive while the states pass; the chunked delta rule
@@ -479,6 +471,13 @@ std::int64_t scan_chunk_state_bytes(const Ssm& ssm, std::int64_t tokens, std::in
 }
 
 }  // namespace
+
+bool serves_awq(const ModelDescription& model, const MemoryAssumptions& assumptions) {
+  if (assumptions.serve_quantization) {
+    return assumptions.serve_quantization->scheme.format == QuantFormat::awq;
+  }
+  return model.quantization && model.quantization->format == QuantFormat::awq;
+}
 
 std::int64_t forward_working_bytes(const ModelDescription& model, std::int64_t tokens,
                                    std::int64_t tp, const MemoryAssumptions& assumptions) {

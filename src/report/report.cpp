@@ -431,12 +431,9 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
   // vLLM before 0.3.0's code paths (--awq-split-k, --moe-dense-experts): say what they change,
   // or that they change nothing here, rather than ignore them silently.
   if (requested.awq_split_k > 0) {
-    const bool awq =
-        requested.serve_quantization
-            ? requested.serve_quantization->scheme.format == QuantFormat::awq
-            : report.model.quantization && report.model.quantization->format == QuantFormat::awq;
     report.notes.push_back(
-        awq ? fmt::format("serving's forward pass holds each AWQ Linear's {} split-K partial sums "
+        serves_awq(report.model, requested)
+            ? fmt::format("serving's forward pass holds each AWQ Linear's {} split-K partial sums "
                           "of its output (--awq-split-k, vLLM before 0.3.0)",
                           requested.awq_split_k)
             : "--awq-split-k changes nothing here: the served weights are not AWQ's");

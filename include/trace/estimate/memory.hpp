@@ -211,6 +211,9 @@ bool lora_adapts(LoraTargets targets, std::string_view linear_name);
 std::int64_t lora_parameters(const ModelDescription& model, std::int64_t rank,
                              LoraTargets targets = LoraTargets::all_linear);
 
+/// Whether the served weights are AWQ's: --quantize awq's, else the checkpoint's own.
+bool serves_awq(const ModelDescription& model, const MemoryAssumptions& assumptions);
+
 /// Bytes one inference forward pass over `tokens` tokens holds at once on one tensor-parallel
 /// rank of `tp` (serving prefill, vLLM's profile run): nothing is kept for backward, so it is
 /// the busiest layer's input and residual plus the tensors its widest sub-layer holds together
