@@ -202,9 +202,12 @@ class Builder {
       gap("vision tower tensors are not named");
       return;
     }
-    // (FP8Linear per tensor, Ministral 3's: the tower is in modules_to_not_convert.)
-    const bool kept = model_.quantization && naming_.fp8_tensor_scale_inv &&
-                      model_.quantization->format == QuantFormat::fp8_tensor;
+    // (FP8Linear per tensor, Ministral 3's, and Qwen3.5's block FP8: the tower is in
+    // modules_to_not_convert.)
+    const bool kept =
+        model_.quantization &&
+        ((naming_.fp8_tensor_scale_inv && model_.quantization->format == QuantFormat::fp8_tensor) ||
+         (naming_.qwen_fp8_block && model_.quantization->format == QuantFormat::fp8_block));
     if (model_.quantization && !kept) gap("a quantized checkpoint's vision tower is not named");
     std::string_view layers = naming_.vision_layers;
     if (!naming_.vision_stack.empty() && stack.name != naming_.vision_stack) {
@@ -592,6 +595,13 @@ class Builder {
   }
 
   bool quantizes(const layout::NamedLinear& linear, const Quantization& q) const {
+    // A checkpoint whose SSM projections are converted too, but those it names (Qwen's block
+    // FP8: every DeltaNet projection but the per-head in_proj_a / in_proj_b).
+    if (linear.kind == layout::LinearKind::ssm && q.ssm_quantized) {
+      return std::none_of(
+          q.ssm_unconverted.begin(), q.ssm_unconverted.end(),
+          [&](const std::string& last) { return ends_with(linear.name, "." + last); });
+    }
     if (linear.router || linear.kind == layout::LinearKind::ssm ||
         linear.kind == layout::LinearKind::latent || linear.kind == layout::LinearKind::head) {
       return false;
@@ -743,7 +753,9 @@ class Builder {
       case QuantFormat::fp8_block:
         add(name + ".weight", {r, c}, "F8_E4M3", true);
         add(name + ".weight_scale_inv", {ceil_div(r, q.block_rows), ceil_div(c, q.block_cols)},
-            "F32", false);
+            q.block_scales_bf16 ? "BF16" : "F32", false);
+        // (BF16 read from Qwen3.6-27B-FP8's shard sizes; its Qwen3.5 siblings' not established)
+        if (q.block_scales_bf16) inventory_.tensors.back().also_stored_as = "F32";
         if (q.static_activation_scale) add(name + ".activation_scale", {}, "F32", false);
         return;
       case QuantFormat::gptq:  // AutoGPTQ: input dimension packed into int32 rows

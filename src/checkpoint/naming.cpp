@@ -910,7 +910,8 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
                   .stacked_experts = StackedExperts::out_in,
                   .mtp_experts_per_expert = true,
                   .vision_root = "model.",
-                  .delta_vectors_also_f32 = true};
+                  .delta_vectors_also_f32 = true,
+                  .qwen_fp8_block = true};
     naming.renames.push_back({"", ".mlp.shared_experts.", ".mlp.shared_expert."});
     return naming;
   }
@@ -1029,6 +1030,7 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (std::optional<Naming> naming = glm5_next_naming(type)) return *naming;
   if (std::optional<Naming> naming = deepseek_v4_naming(type)) return *naming;
   if (std::optional<Naming> naming = dots_ocr_naming(type)) return *naming;
+  if (std::optional<Naming> naming = gemma3n_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

@@ -169,6 +169,12 @@ struct Naming {
   // [index_head_dim, H]; the description's "...index_kpool_compress_ape, ..." extras must add up
   // to them (kpool is read from their count).
   bool indexer_kpool = false;
+  // Qwen's own block-FP8 uploads of Qwen3.5 / 3.6 (quant_method fp8, weight_block_size
+  // [128, 128]): modules_to_not_convert lists every model.visual.* module, so the tower stays at
+  // the base dtype without scales. (Their DeltaNet projections and BF16 scales are the
+  // description's: Quantization::ssm_unconverted, block_scales_bf16.) Qwen3.6-27B-FP8's shard
+  // sizes and tensor counts, SOURCES-qwen3_6-fp8-names.md.
+  bool qwen_fp8_block = false;
 };
 
 /// The naming of a config's model_type (a wrapper's also of its language model's,
@@ -207,5 +213,7 @@ std::optional<Naming> deepseek_v4_naming(const std::string& type);
 /// text_model_type "deepseek_ocr" (DeepEncoder, every tensor under model.*).
 std::optional<Naming> dots_ocr_naming(const std::string& type);
 Naming deepseek_ocr_naming();
+/// naming_gemma3n.cpp: Gemma 3n (Gemma3nForConditionalGeneration), listed tensor by tensor.
+std::optional<Naming> gemma3n_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

@@ -2,7 +2,9 @@
 //  fp8_block   every Linear weight inside the layers (attention, MLP, experts, shared experts;
 //              MTP layers too), F8_E4M3 + F32 weight_scale_inv of ceil(out/b0) x ceil(in/b1);
 //              routers, embeddings, heads, norms and MTP projections stay BF16. Checked against
-//              DeepSeek-V3 (41,540,496 scales) and MiniMax-M2.5 (13,880,064).
+//              DeepSeek-V3 (41,540,496 scales) and MiniMax-M2.5 (13,880,064). Qwen's own uploads
+//              of Qwen3.5 / 3.6 store BF16 scales and convert the DeltaNet projections but
+//              in_proj_a / in_proj_b (Quantization::ssm_unconverted; Qwen3.6-27B-FP8's shards).
 //  fp8_tensor  the same weights, one F32 scale each.
 //              Either fp8 with activation_scheme "static" adds an F32 activation_scale per weight.
 //  mxfp4       the MoE experts only (gpt-oss): U8 blocks of 2 values per byte + U8 scale per 32.
@@ -78,10 +80,12 @@ void attention_matrices(const Attention& a, std::vector<Matrix>& out) {
   }
   const std::int64_t q = a.num_heads * a.head_dim;
   const std::int64_t kv = a.num_kv_heads * a.head_dim;
+  // a sigmoid output gate (Qwen3-Next, Qwen3.5) widens q_proj to twice the heads' width
+  const std::int64_t q_rows = a.output_gate ? 2 * q : q;
   if (a.fused_qkv) {
-    out.push_back({q + 2 * kv, h, 1, Role::attention});
+    out.push_back({q_rows + 2 * kv, h, 1, Role::attention});
   } else {
-    out.push_back({q, h, 1, Role::attention});
+    out.push_back({q_rows, h, 1, Role::attention});
     out.push_back({kv, a.kv_input_dim, 2, Role::attention});
   }
   out.push_back({a.output_dim, q, 1, Role::attention});
@@ -103,9 +107,19 @@ void mlp_matrices(const Mlp& mlp, std::int64_t count, Role role, std::vector<Mat
   out.push_back({mlp.input_dim, mlp.intermediate, count, role});
 }
 
-// `with_ssm`: the Mamba / delta-net projections too (named_linears walks every Linear by name,
-// so it is asked only for a scheme that quantizes them).
-std::vector<Matrix> layer_matrices(const ModelDescription& model, bool with_ssm) {
+// Whether `name` is one of the SSM projections a scheme leaves unconverted (by its last part).
+bool ssm_unconverted(const Quantization& q, std::string_view name) {
+  return std::any_of(q.ssm_unconverted.begin(), q.ssm_unconverted.end(),
+                     [&](const std::string& last) {
+                       return name.size() > last.size() && name.ends_with(last) &&
+                              name[name.size() - last.size() - 1] == '.';
+                     });
+}
+
+// `q.ssm_quantized`: the Mamba / delta-net projections too, but those it leaves unconverted
+// (named_linears walks every Linear by name, so it is asked only for a scheme that quantizes
+// them).
+std::vector<Matrix> layer_matrices(const ModelDescription& model, const Quantization& q) {
   std::vector<Matrix> matrices;
   for (const Stack& stack : model.stacks) {
     if (stack.vision) continue;
@@ -123,9 +137,9 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model, bool with_ssm)
     }
     for (std::size_t i = first; i < matrices.size(); ++i) matrices[i].mtp = stack.mtp;
   }
-  if (!with_ssm) return matrices;
+  if (!q.ssm_quantized) return matrices;
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
-    if (linear.kind == layout::LinearKind::ssm) {
+    if (linear.kind == layout::LinearKind::ssm && !ssm_unconverted(q, linear.name)) {
       matrices.push_back({linear.rows, linear.cols, linear.count, Role::ssm});
     }
   }
@@ -506,7 +520,7 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
     storage.format = format_name(q.format);
     std::int64_t expert_bytes_before = 0;
     std::int64_t quantized_expert_values = 0;
-    for (const Matrix& m : layer_matrices(model, q.ssm_quantized)) {
+    for (const Matrix& m : layer_matrices(model, q)) {
       if (!quantized(q, m.role)) continue;
       const bool routed_expert = m.role == Role::expert && !m.mtp;
       if (routed_expert) expert_bytes_before = storage.bytes;
@@ -518,10 +532,10 @@ StorageEstimate estimate_storage(const ModelDescription& model, const ParameterC
       switch (q.format) {
         case QuantFormat::fp8_block:
           add("F8_E4M3", values, 1);
-          add("F32",
-              checked_product({ceil_div(m.rows, q.block_rows), ceil_div(m.cols, q.block_cols),
-                               m.count}),
-              4);
+          add(q.block_scales_bf16 ? "BF16" : "F32",
+              checked_product(
+                  {ceil_div(m.rows, q.block_rows), ceil_div(m.cols, q.block_cols), m.count}),
+              q.block_scales_bf16 ? 2 : 4);
           break;
         case QuantFormat::fp8_tensor:
           add("F8_E4M3", values, 1);

@@ -412,6 +412,11 @@ struct Quantization {
   /// Mamba / delta-net projections quantized too (a serving engine's own quantization, which
   /// takes every Linear: --quantize); a checkpoint's simple format leaves them at its dtype.
   bool ssm_quantized = false;
+  /// SSM projections left unconverted although ssm_quantized, by the last part of their name
+  /// (Qwen's block-FP8 uploads of Qwen3.5 / 3.6: the per-head in_proj_a and in_proj_b).
+  std::vector<std::string> ssm_unconverted;
+  /// fp8_block: weight_scale_inv stored in BF16 (Qwen's own uploads), not F32.
+  bool block_scales_bf16 = false;
   std::optional<ModeloptScheme> modelopt;  ///< format == modelopt
   std::optional<CompressedTensorsScheme> compressed_tensors;  ///< format == compressed_tensors
   /// The checkpoint tensor by tensor, when its family derives it (family_layout_name says which

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 
+#include "../quantization.hpp"
 #include "family.hpp"
 #include "trace/error.hpp"
 
@@ -243,6 +244,16 @@ ModelDescription build_qwen3_5_wrapper(const ConfigReader& config, FfnKind ffn) 
                             .value_or(config.optional_string("dtype").value_or(""));
   }
   add_qwen3_vl_vision(config.child("vision_config"), model.hidden_size, model);
+  // Qwen's own block-FP8 uploads (quant_method fp8, 128 x 128 blocks) convert the Gated
+  // DeltaNet's in_proj_qkv, in_proj_z and out_proj as well, keep the per-head in_proj_a and
+  // in_proj_b and the vision tower unconverted, and store the block scales in BF16: Qwen3.6-27B-
+  // FP8's shard sizes and tensor counts (tests/data/configs/SOURCES-qwen3_6-fp8-names.md).
+  model.quantization = parse_quantization(config);
+  if (model.quantization && model.quantization->format == QuantFormat::fp8_block) {
+    model.quantization->ssm_quantized = true;
+    model.quantization->ssm_unconverted = {"in_proj_a", "in_proj_b"};
+    model.quantization->block_scales_bf16 = true;
+  }
   return model;
 }
 

@@ -15,10 +15,11 @@
 
 namespace {
 
-using trace::checkpoint::ExpectedTensor;
 using trace::checkpoint::Inventory;
+using trace::test::bytes_under;
 using trace::test::check_absent;
 using trace::test::check_tensor;
+using trace::test::count_under;
 using trace::test::dtype_of;
 using trace::test::dtype_tensor_count;
 using trace::test::fixture_inventory;
@@ -27,21 +28,6 @@ using trace::test::inventory_params;
 
 constexpr const char* k_flash = "zai-org--GLM-5.3-Flash-BF16.reconstructed.json";
 const std::string k_layers = "model.language_model.layers.";
-
-// Tensors and bytes whose names start with `prefix`.
-std::int64_t count_under(const Inventory& inventory, const std::string& prefix) {
-  std::int64_t count = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) count += tensor.name.starts_with(prefix);
-  return count;
-}
-
-std::int64_t bytes_under(const Inventory& inventory, const std::string& prefix) {
-  std::int64_t bytes = 0;
-  for (const ExpectedTensor& tensor : inventory.tensors) {
-    if (tensor.name.starts_with(prefix)) bytes += tensor.bytes();
-  }
-  return bytes;
-}
 
 }  // namespace
 

@@ -85,4 +85,20 @@ inline std::int64_t dtype_elements(const checkpoint::Inventory& inventory,
   return elements;
 }
 
+// Tensors whose names start with `prefix`.
+inline std::int64_t count_under(const checkpoint::Inventory& inventory, const std::string& prefix) {
+  std::int64_t count = 0;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors)
+    count += tensor.name.starts_with(prefix);
+  return count;
+}
+
+// Stored bytes of the tensors whose names start with `prefix`.
+inline std::int64_t bytes_under(const checkpoint::Inventory& inventory, const std::string& prefix) {
+  std::int64_t bytes = 0;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors)
+    if (tensor.name.starts_with(prefix)) bytes += tensor.bytes();
+  return bytes;
+}
+
 }  // namespace trace::test

@@ -263,19 +263,20 @@ TEST_CASE("Nemotron 3 Nano NVFP4: the published layout reconciles with no bogus 
 
 TEST_CASE("a family without checkpoint naming gives a partial inventory and no name noise",
           "[checkpoint][reconcile]") {
-  // Gemma 3n's (gemma3n) names (model.language_model.layers.0.self_attn.q_proj, its AltUp,
-  // LAuReL and per-layer-input tensors, the audio and vision towers) are not modelled: totals
-  // only. (Mllama, Qwen2-Audio, then Arcee Trinity served here until their naming,
-  // mistral3_mllama_names_test.cpp, qwen_vl_audio_names_test.cpp, afmoe_names_test.cpp.)
+  // Qwen2.5-Omni's (qwen2_5_omni) names (thinker.model.layers.0.self_attn.q_proj, its audio
+  // and vision towers, the talker and token2wav) are not modelled: totals only. (Mllama,
+  // Qwen2-Audio, Arcee Trinity, then Gemma 3n served here until their naming,
+  // mistral3_mllama_names_test.cpp, qwen_vl_audio_names_test.cpp, afmoe_names_test.cpp,
+  // gemma3n_names_test.cpp.)
   const trace::ModelDescription model = trace::parse_model_config(
-      trace::test::config_text("google--gemma-3n-E2B-it.reconstructed.json"));
+      trace::test::config_text("Qwen--Qwen2.5-Omni-3B.reconstructed.json"));
   const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
   CHECK(!inventory.complete);
   CHECK(!inventory.gaps.empty());
-  // Gemma 3n E2B: vocab 262400, H 2048, 8 query heads of 256 (SOURCES-gemma3n.md).
+  // Qwen2.5-Omni-3B's thinker: vocab 151936, H 2048, 16 query heads of 128.
   const auto shards =
-      shards_of({{"model.language_model.embed_tokens.weight", "BF16", {262400, 2048}},
-                 {"model.language_model.layers.0.self_attn.q_proj.weight", "BF16", {2048, 2048}}});
+      shards_of({{"thinker.model.embed_tokens.weight", "BF16", {151936, 2048}},
+                 {"thinker.model.layers.0.self_attn.q_proj.weight", "BF16", {2048, 2048}}});
   const Reconciliation r = trace::checkpoint::reconcile(inventory, shards, 0);
   CHECK(r.only_in_checkpoint.empty());
   CHECK(r.only_in_trace.empty());
