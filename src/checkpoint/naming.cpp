@@ -1031,6 +1031,7 @@ Naming naming_for(const std::string& type, const std::string& text_type) {
   if (std::optional<Naming> naming = deepseek_v4_naming(type)) return *naming;
   if (std::optional<Naming> naming = dots_ocr_naming(type)) return *naming;
   if (std::optional<Naming> naming = gemma3n_naming(type)) return *naming;
+  if (std::optional<Naming> naming = qwen_omni_naming(type)) return *naming;
   return {.label = "transformers (model.*), unchecked for this family", .known = false};
 }
 

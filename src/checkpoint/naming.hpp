@@ -215,5 +215,8 @@ std::optional<Naming> dots_ocr_naming(const std::string& type);
 Naming deepseek_ocr_naming();
 /// naming_gemma3n.cpp: Gemma 3n (Gemma3nForConditionalGeneration), listed tensor by tensor.
 std::optional<Naming> gemma3n_naming(const std::string& type);
+/// naming_qwen_omni.cpp: Qwen2.5-Omni (thinker, talker, token2wav) and Qwen3-Omni (thinker,
+/// talker with its code predictor, code2wav), listed tensor by tensor.
+std::optional<Naming> qwen_omni_naming(const std::string& type);
 
 }  // namespace trace::checkpoint

@@ -71,9 +71,12 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
   const bool folded_router = model.model_type == "longcat_flash";
   // GLM-5.3-Flash names its mHC extras as three tensors per layer and site and its k-pool
   // extras as two per indexer, Gemma 3n its per-module extras (AltUp, LAuReL, the conformer,
-  // the timm tower) tensor by tensor (counted by hand in glm5_next_names_test.cpp and
-  // gemma3n_names_test.cpp).
-  const bool named_extras = model.model_type == "glm5_next" || model.model_type == "gemma3n";
+  // the timm tower), Qwen2.5-Omni its token2wav and the vision tower's separate q / k / v, and
+  // Qwen3-Omni its audio stem, talker tables and code2wav tensor by tensor (counted by hand in
+  // glm5_next_names_test.cpp, gemma3n_names_test.cpp and qwen_omni_names_test.cpp).
+  const bool named_extras = model.model_type == "glm5_next" || model.model_type == "gemma3n" ||
+                            model.model_type == "qwen2_5_omni" ||
+                            model.model_type == "qwen3_omni_moe";
   if (!model.quantization && !biased_heads && !stacked_experts && !spread_extras && !split_gate &&
       !folded_router && !named_extras) {
     CHECK(tensors == trace::layout::tensor_count(model));
@@ -120,8 +123,9 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // + 3 with glm4v (2) and glm4v_moe (1); + 3 with minicpmv (3); + 2 with chatglm (2); + 2 with
   // qwen (Qwen-VL-Chat) and qwen2_audio (1 each); + 2 with afmoe (2); + 1 with longcat_flash (1);
   // + 1 with ernie4_5_moe (1); + 4 with glm5_next (1), deepseek_v4 (1), dots_ocr (1) and
-  // DeepSeek-OCR's DeepEncoder (1); + 3 with gemma3n (2) and Qwen's block FP8 of Qwen3.6 (1).
-  CHECK(complete >= 256);
+  // DeepSeek-OCR's DeepEncoder (1); + 3 with gemma3n (2) and Qwen's block FP8 of Qwen3.6 (1);
+  // + 4 with qwen2_5_omni (2) and qwen3_omni_moe (2).
+  CHECK(complete >= 260);
   // Every bundled model is complete: Llama 4 Scout since its naming, DeepSeek-V4-Flash since its.
   CHECK(catalog_complete == static_cast<int>(trace::catalog_entries().size()));
 }

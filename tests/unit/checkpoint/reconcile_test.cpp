@@ -261,22 +261,26 @@ TEST_CASE("Nemotron 3 Nano NVFP4: the published layout reconciles with no bogus 
   CHECK_THAT(text, !Catch::Contains("%"));
 }
 
-TEST_CASE("a family without checkpoint naming gives a partial inventory and no name noise",
+TEST_CASE("a partial inventory lists no names as missing or unexpected",
           "[checkpoint][reconcile]") {
-  // Qwen2.5-Omni's (qwen2_5_omni) names (thinker.model.layers.0.self_attn.q_proj, its audio
-  // and vision towers, the talker and token2wav) are not modelled: totals only. (Mllama,
-  // Qwen2-Audio, Arcee Trinity, then Gemma 3n served here until their naming,
-  // mistral3_mllama_names_test.cpp, qwen_vl_audio_names_test.cpp, afmoe_names_test.cpp,
-  // gemma3n_names_test.cpp.)
-  const trace::ModelDescription model = trace::parse_model_config(
-      trace::test::config_text("Qwen--Qwen2.5-Omni-3B.reconstructed.json"));
+  // Every family trace parses is named tensor by tensor now (Mllama, Qwen2-Audio, Arcee Trinity,
+  // Gemma 3n, Qwen2.5-Omni and Qwen3-Omni served here until their naming). Qwen2.5-Omni's
+  // token2wav is named only as released (naming_qwen_omni.cpp): a DiT of 12 blocks instead of
+  // 22 leaves the inventory partial, totals only.
+  nlohmann::json config =
+      nlohmann::json::parse(trace::test::config_text("Qwen--Qwen2.5-Omni-3B.reconstructed.json"));
+  config["token2wav_config"]["dit_config"]["depth"] = 12;
+  config["token2wav_config"]["dit_config"]["num_hidden_layers"] = 12;
+  const trace::ModelDescription model = trace::parse_model_config(config.dump());
   const trace::checkpoint::Inventory inventory = trace::checkpoint::build_inventory(model);
   CHECK(!inventory.complete);
   CHECK(!inventory.gaps.empty());
-  // Qwen2.5-Omni-3B's thinker: vocab 151936, H 2048, 16 query heads of 128.
+  // Qwen2.5-Omni-3B's thinker: vocab 151936, H 2048, 16 query heads of 128; and a tensor the
+  // partial inventory does not list.
   const auto shards =
       shards_of({{"thinker.model.embed_tokens.weight", "BF16", {151936, 2048}},
-                 {"thinker.model.layers.0.self_attn.q_proj.weight", "BF16", {2048, 2048}}});
+                 {"thinker.model.layers.0.self_attn.q_proj.weight", "BF16", {2048, 2048}},
+                 {"token2wav.code2wav_dit_model.proj_out.weight", "F32", {80, 1024}}});
   const Reconciliation r = trace::checkpoint::reconcile(inventory, shards, 0);
   CHECK(r.only_in_checkpoint.empty());
   CHECK(r.only_in_trace.empty());
