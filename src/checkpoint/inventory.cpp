@@ -598,9 +598,7 @@ class Builder {
     // A checkpoint whose SSM projections are converted too, but those it names (Qwen's block
     // FP8: every DeltaNet projection but the per-head in_proj_a / in_proj_b).
     if (linear.kind == layout::LinearKind::ssm && q.ssm_quantized) {
-      return std::none_of(
-          q.ssm_unconverted.begin(), q.ssm_unconverted.end(),
-          [&](const std::string& last) { return ends_with(linear.name, "." + last); });
+      return q.converts_ssm_projection(linear.name);
     }
     if (linear.router || linear.kind == layout::LinearKind::ssm ||
         linear.kind == layout::LinearKind::latent || linear.kind == layout::LinearKind::head) {

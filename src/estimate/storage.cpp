@@ -107,15 +107,6 @@ void mlp_matrices(const Mlp& mlp, std::int64_t count, Role role, std::vector<Mat
   out.push_back({mlp.input_dim, mlp.intermediate, count, role});
 }
 
-// Whether `name` is one of the SSM projections a scheme leaves unconverted (by its last part).
-bool ssm_unconverted(const Quantization& q, std::string_view name) {
-  return std::any_of(q.ssm_unconverted.begin(), q.ssm_unconverted.end(),
-                     [&](const std::string& last) {
-                       return name.size() > last.size() && name.ends_with(last) &&
-                              name[name.size() - last.size() - 1] == '.';
-                     });
-}
-
 // `q.ssm_quantized`: the Mamba / delta-net projections too, but those it leaves unconverted
 // (named_linears walks every Linear by name, so it is asked only for a scheme that quantizes
 // them).
@@ -139,7 +130,7 @@ std::vector<Matrix> layer_matrices(const ModelDescription& model, const Quantiza
   }
   if (!q.ssm_quantized) return matrices;
   for (const layout::NamedLinear& linear : layout::named_linears(model)) {
-    if (linear.kind == layout::LinearKind::ssm && !ssm_unconverted(q, linear.name)) {
+    if (linear.kind == layout::LinearKind::ssm && q.converts_ssm_projection(linear.name)) {
       matrices.push_back({linear.rows, linear.cols, linear.count, Role::ssm});
     }
   }

@@ -12,4 +12,12 @@ std::int64_t ExtraParameter::weight_elements() const {
   return elements;
 }
 
+bool Quantization::converts_ssm_projection(std::string_view linear_name) const {
+  if (!ssm_quantized) return false;
+  return std::none_of(ssm_unconverted.begin(), ssm_unconverted.end(), [&](const std::string& last) {
+    return linear_name.size() > last.size() && linear_name.ends_with(last) &&
+           linear_name[linear_name.size() - last.size() - 1] == '.';
+  });
+}
+
 }  // namespace trace

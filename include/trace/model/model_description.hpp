@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -424,6 +425,10 @@ struct Quantization {
   /// the checkpoint's own quantization: a re-quantization replaces it.
   std::vector<StoredTensorRun> family_layout;
   std::string family_layout_name;
+
+  /// Whether the SSM projection `linear_name` (a Mamba / delta-net Linear, by its dotted name)
+  /// is converted: ssm_quantized and its last part not in ssm_unconverted.
+  bool converts_ssm_projection(std::string_view linear_name) const;
 };
 
 struct ModelDescription {
