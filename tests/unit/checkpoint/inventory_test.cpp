@@ -89,11 +89,13 @@ bool check_complete_inventory(const trace::ModelDescription& model) {
 TEST_CASE("complete inventories agree with the parameter count and the storage estimate",
           "[checkpoint][inventory]") {
   int complete = 0;
+  int fixtures = 0;
   for (const auto& entry :
        std::filesystem::directory_iterator(trace::test::data_dir() + "/configs")) {
     if (entry.path().extension() != ".json") continue;
     const std::string name = entry.path().filename().string();
     INFO(name);
+    ++fixtures;
     if (check_complete_inventory(trace::test::fixture(name))) ++complete;
   }
   int catalog_complete = 0;
@@ -124,8 +126,9 @@ TEST_CASE("complete inventories agree with the parameter count and the storage e
   // qwen (Qwen-VL-Chat) and qwen2_audio (1 each); + 2 with afmoe (2); + 1 with longcat_flash (1);
   // + 1 with ernie4_5_moe (1); + 4 with glm5_next (1), deepseek_v4 (1), dots_ocr (1) and
   // DeepSeek-OCR's DeepEncoder (1); + 3 with gemma3n (2) and Qwen's block FP8 of Qwen3.6 (1);
-  // + 4 with qwen2_5_omni (2) and qwen3_omni_moe (2).
+  // + 4 with qwen2_5_omni (2) and qwen3_omni_moe (2): every fixture, which a new one must keep.
   CHECK(complete >= 260);
+  CHECK(complete == fixtures);
   // Every bundled model is complete: Llama 4 Scout since its naming, DeepSeek-V4-Flash since its.
   CHECK(catalog_complete == static_cast<int>(trace::catalog_entries().size()));
 }
