@@ -184,3 +184,24 @@ TEST_CASE("Qwen3-Next / Qwen3.5 config errors name the key", "[qwen3_next][error
   CHECK_THROWS_WITH(trace::parse_model_config(dense.dump()),
                     Catch::Matchers::Contains("vision_config.depth"));
 }
+
+TEST_CASE("Qwen3.6-27B-FP8: block FP8 converts DeltaNet's projections but in_proj_a / in_proj_b",
+          "[qwen3_5][quantization]") {
+  const trace::ModelDescription model = fixture("Qwen--Qwen3.6-27B-FP8.reconstructed.json");
+  REQUIRE(model.quantization.has_value());
+  const trace::Quantization& q = *model.quantization;
+  CHECK(q.format == trace::QuantFormat::fp8_block);
+  CHECK(q.block_scales_bf16);
+  const std::string layer = "model.language_model.layers.0.linear_attn.";
+  CHECK(q.converts_ssm_projection(layer + "in_proj_qkv"));
+  CHECK(q.converts_ssm_projection(layer + "in_proj_z"));
+  CHECK(q.converts_ssm_projection(layer + "out_proj"));
+  CHECK_FALSE(q.converts_ssm_projection(layer + "in_proj_a"));
+  CHECK_FALSE(q.converts_ssm_projection(layer + "in_proj_b"));
+  // Only the whole last part matches: another module ending in the same letters is converted.
+  CHECK(q.converts_ssm_projection(layer + "xin_proj_a"));
+  // A scheme that leaves every SSM projection at the checkpoint dtype converts none.
+  trace::Quantization unconverted = q;
+  unconverted.ssm_quantized = false;
+  CHECK_FALSE(unconverted.converts_ssm_projection(layer + "in_proj_qkv"));
+}
