@@ -19,18 +19,26 @@
 
 namespace trace::checkpoint {
 
-namespace {
-
-struct BaseDtype {
-  std::string_view name;
-  std::int64_t bits;
-};
-
 BaseDtype base_dtype(const ModelDescription& model) {
   if (model.stored_dtype() == "float32") return {"F32", 32};
   if (model.torch_dtype == "float16") return {"F16", 16};
   return {"BF16", 16};  // storage.cpp's default too
 }
+
+void add_gap(Inventory& inventory, std::string why) {
+  if (std::find(inventory.gaps.begin(), inventory.gaps.end(), why) == inventory.gaps.end()) {
+    inventory.gaps.push_back(std::move(why));
+  }
+}
+
+void add_tensor(Inventory& inventory, std::string name, std::vector<std::int64_t> shape,
+                std::string_view dtype, bool parameter, std::int64_t logical) {
+  ExpectedTensor tensor{std::move(name), std::move(shape), dtype, 0};
+  tensor.logical_params = !parameter ? 0 : logical >= 0 ? logical : tensor.elements();
+  inventory.tensors.push_back(std::move(tensor));
+}
+
+namespace {
 
 bool ends_with(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
@@ -335,11 +343,7 @@ class Builder {
     }
   }
 
-  void gap(std::string why) {
-    if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
-      inventory_.gaps.push_back(std::move(why));
-    }
-  }
+  void gap(std::string why) { add_gap(inventory_, std::move(why)); }
 
   std::string root(std::string_view module) const {
     return fmt::format("{}{}", naming_.root, module);
@@ -550,9 +554,7 @@ class Builder {
 
   void add(std::string name, std::vector<std::int64_t> shape, std::string_view dtype,
            bool parameter, std::int64_t logical = -1) {
-    ExpectedTensor tensor{std::move(name), std::move(shape), dtype, 0};
-    tensor.logical_params = !parameter ? 0 : logical >= 0 ? logical : tensor.elements();
-    inventory_.tensors.push_back(std::move(tensor));
+    add_tensor(inventory_, std::move(name), std::move(shape), dtype, parameter, logical);
   }
 
   void norm(const std::string& at, const Norm& norm, bool layout) {

@@ -4,6 +4,7 @@
 // "Naming"). Internal to the checkpoint library.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,22 @@
 #include "trace/checkpoint/inventory.hpp"
 
 namespace trace::checkpoint {
+
+// Shared by the builder (inventory.cpp) and the families that list their tensors themselves
+// (Naming::family_tensors), defined in inventory.cpp.
+// The stored dtype of a tensor left at the checkpoint's precision: F32 for a float32 checkpoint,
+// F16 for float16, else BF16 (storage.cpp's default too).
+struct BaseDtype {
+  std::string_view name;
+  std::int64_t bits;
+};
+BaseDtype base_dtype(const ModelDescription& model);
+// Records why the inventory is partial, once per reason.
+void add_gap(Inventory& inventory, std::string why);
+// Lists a stored tensor: a parameter holds its elements (or `logical`, when >= 0, for a packed
+// one), anything else (scales, buffers) none.
+void add_tensor(Inventory& inventory, std::string name, std::vector<std::int64_t> shape,
+                std::string_view dtype, bool parameter = true, std::int64_t logical = -1);
 
 // A checkpoint spelling of one of trace's module names, applied to names containing `scope`.
 struct Rename {

@@ -36,9 +36,7 @@ class Emitter {
       // been seen.
       gap("DeepSeek-V4 tensors are checked against the published FP4 / FP8 layout only");
     }
-    base_ = model.stored_dtype() == "float32" ? "F32"
-            : model.torch_dtype == "float16"  ? "F16"
-                                              : "BF16";  // inventory.cpp's base_dtype
+    base_ = base_dtype(model).name;
   }
 
   void emit() {
@@ -78,17 +76,11 @@ class Emitter {
   }
 
  private:
-  void gap(std::string why) {
-    if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
-      inventory_.gaps.push_back(std::move(why));
-    }
-  }
+  void gap(std::string why) { add_gap(inventory_, std::move(why)); }
 
   void add(std::string name, std::vector<std::int64_t> shape, std::string_view dtype,
            bool parameter = true, std::int64_t logical = -1) {
-    ExpectedTensor tensor{std::move(name), std::move(shape), dtype, 0};
-    tensor.logical_params = !parameter ? 0 : logical >= 0 ? logical : tensor.elements();
-    inventory_.tensors.push_back(std::move(tensor));
+    add_tensor(inventory_, std::move(name), std::move(shape), dtype, parameter, logical);
   }
 
   // An FP8 E4M3 Linear [rows, cols] with one UE8M0 scale per weight block.

@@ -6,8 +6,6 @@
 // modeling_gemma3n.py's modules hold; tests/data/configs/SOURCES-gemma3n-names.md.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "naming.hpp"
 #include "trace/checked_math.hpp"
 
@@ -19,9 +17,7 @@ class Emitter {
  public:
   Emitter(const ModelDescription& model, Inventory& inventory)
       : model_(model), inventory_(inventory) {
-    base_ = model.stored_dtype() == "float32" ? "F32"
-            : model.torch_dtype == "float16"  ? "F16"
-                                              : "BF16";  // inventory.cpp's base_dtype
+    base_ = base_dtype(model).name;
   }
 
   void emit() {
@@ -45,16 +41,10 @@ class Emitter {
   }
 
  private:
-  void gap(std::string why) {
-    if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
-      inventory_.gaps.push_back(std::move(why));
-    }
-  }
+  void gap(std::string why) { add_gap(inventory_, std::move(why)); }
 
   void add(std::string name, std::vector<std::int64_t> shape) {
-    ExpectedTensor tensor{std::move(name), std::move(shape), base_, 0};
-    tensor.logical_params = tensor.elements();
-    inventory_.tensors.push_back(std::move(tensor));
+    add_tensor(inventory_, std::move(name), std::move(shape), base_);
   }
 
   // The count of the description's extra of this name; -1 when it has none.

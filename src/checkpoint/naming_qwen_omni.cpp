@@ -8,7 +8,6 @@
 // to it, or the inventory stays partial. tests/data/configs/SOURCES-qwen_omni-names.md.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 
 #include "naming.hpp"
@@ -52,9 +51,7 @@ class OmniEmitter {
  public:
   OmniEmitter(const ModelDescription& model, Inventory& inventory, std::string_view family)
       : model_(model), inventory_(inventory), family_(family) {
-    base_ = model.stored_dtype() == "float32" ? "F32"
-            : model.torch_dtype == "float16"  ? "F16"
-                                              : "BF16";  // inventory.cpp's base_dtype
+    base_ = base_dtype(model).name;
   }
 
   // Qwen2.5-Omni: thinker (Qwen2 text, Qwen2.5-VL vision, Whisper audio), talker, token2wav.
@@ -92,11 +89,7 @@ class OmniEmitter {
   }
 
  private:
-  void gap(std::string why) {
-    if (std::find(inventory_.gaps.begin(), inventory_.gaps.end(), why) == inventory_.gaps.end()) {
-      inventory_.gaps.push_back(std::move(why));
-    }
-  }
+  void gap(std::string why) { add_gap(inventory_, std::move(why)); }
 
   const Stack* stack(std::string_view name) const {
     for (const Stack& s : model_.stacks) {
@@ -135,9 +128,7 @@ class OmniEmitter {
   }
 
   void add(std::string name, Shape shape, std::string_view dtype) {
-    ExpectedTensor tensor{std::move(name), std::move(shape), dtype, 0};
-    tensor.logical_params = tensor.elements();
-    inventory_.tensors.push_back(std::move(tensor));
+    add_tensor(inventory_, std::move(name), std::move(shape), dtype);
   }
 
   // A Linear or Conv: weight [out, in, kernel...] and, when biased, bias [out].
@@ -273,6 +264,15 @@ class OmniEmitter {
     add_module(at, e->shape, e->shape_has_bias(), base_);
   }
 
+  // The audio tower's width (its ln_post's); 0 (and a gap) when the description lacks its layers.
+  std::int64_t audio_width(const Stack& audio) {
+    if (!audio.final_norm || audio.blocks.empty()) {
+      gap(fmt::format("{}'s audio tower is not described", family_));
+      return 0;
+    }
+    return audio.final_norm->dim;
+  }
+
   // Whisper-style encoder layers (the audio towers): q / k / v / out_proj with the description's
   // biases, fc1 / fc2, two LayerNorms; then ln_post.
   void audio_layers(const std::string& at, const Stack& audio, std::int64_t w) {
@@ -323,11 +323,8 @@ class OmniEmitter {
   // positions are not persistent.
   void qwen2_5_audio(const Stack& audio) {
     const std::string at = "thinker.audio_tower.";
-    if (!audio.final_norm || audio.blocks.empty()) {
-      gap("Qwen2.5-Omni's audio tower is not described");
-      return;
-    }
-    const std::int64_t w = audio.final_norm->dim;
+    const std::int64_t w = audio_width(audio);
+    if (w == 0) return;
     const std::int64_t out = per(params_of(at + "audio_bos_eos_token"), 2, "audio BOS / EOS table");
     const std::int64_t mel = per(params_of(at + "conv1") - w, 3 * w, "audio conv1");
     biased(at + "conv1", {w, mel, 3});
@@ -457,8 +454,8 @@ class OmniEmitter {
       gap(fmt::format("stored tensor '{}' is not named", extra.name));
       return;
     }
-    add(extra.name, extra.shape.empty() ? Shape{extra.elements_each} : extra.shape, "F32");
-    inventory_.tensors.back().logical_params = 0;
+    add_tensor(inventory_, extra.name,
+               extra.shape.empty() ? Shape{extra.elements_each} : extra.shape, "F32", false);
     inventory_.tensors.back().buffer = true;
   }
 
@@ -512,11 +509,8 @@ class OmniEmitter {
   // persistent.
   void qwen3_audio(const Stack& audio) {
     const std::string at = "thinker.audio_tower.";
-    if (!audio.final_norm || audio.blocks.empty()) {
-      gap("Qwen3-Omni's audio tower is not described");
-      return;
-    }
-    const std::int64_t w = audio.final_norm->dim;
+    const std::int64_t w = audio_width(audio);
+    if (w == 0) return;
     const std::int64_t c = per(params_of(at + "conv2d1"), 3 * 3 + 1, "audio conv2d1");
     const std::int64_t out = per(params_of(at + "proj2"), w + 1, "audio proj2");
     biased(at + "conv2d1", {c, 1, 3, 3});

@@ -353,6 +353,16 @@ std::int64_t split_k_values(std::int64_t split_k, std::int64_t out) {
   return split_k * out;
 }
 
+// A sub-layer of `values` per token under AWQ's split-K: the larger of those values, its first
+// projection's partial sums (`first_out` wide) beside what is alive when it runs
+// (`alive_at_first`), and its last projection's (`last_out` wide) beside every value.
+std::int64_t with_split_k(std::int64_t values, std::int64_t alive_at_first, std::int64_t first_out,
+                          std::int64_t last_out, std::int64_t split_k) {
+  if (split_k == 0) return values;
+  return std::max({values, alive_at_first + split_k_values(split_k, first_out),
+                   values + split_k_values(split_k, last_out)});
+}
+
 std::int64_t attention_forward_values(const Attention& attention, std::int64_t tp,
                                       std::int64_t split_k) {
   const std::int64_t heads = attention.num_heads;
@@ -380,11 +390,9 @@ std::int64_t attention_forward_values(const Attention& attention, std::int64_t t
       ceil_div(std::max<std::int64_t>(attention.num_kv_heads, 1), tp) * attention.head_dim;
   const std::int64_t qkv = rank_share(q_width * (attention.output_gate ? 2 : 1), tp) + 2 * kv_width;
   const std::int64_t attended = rank_share(q_width, tp);
-  const std::int64_t values = qkv + attended + attention.output_dim;
-  if (split_k == 0) return values;
   // qkv's partial sums beside its output; o_proj's beside qkv, the attention output and its own
-  return std::max({values, qkv + split_k_values(split_k, qkv),
-                   values + split_k_values(split_k, attention.output_dim)});
+  return with_split_k(qkv + attended + attention.output_dim, qkv, qkv, attention.output_dim,
+                      split_k);
 }
 
 // gate_up's output, act(gate) x up and down's output | fc1's output, act and fc2's output; with
@@ -395,18 +403,14 @@ std::int64_t mlp_forward_values(const Mlp& mlp, std::int64_t tp, std::int64_t sp
     case MlpKind::linear:
       return mlp.input_dim + split_k_values(split_k, mlp.input_dim);
     case MlpKind::gated: {
-      const std::int64_t values = rank_share(3 * mlp.intermediate, tp) + mlp.input_dim;
-      if (split_k == 0) return values;
       const std::int64_t gate_up = rank_share(2 * mlp.intermediate, tp);
-      return std::max({values, gate_up + split_k_values(split_k, gate_up),
-                       values + split_k_values(split_k, mlp.input_dim)});
+      return with_split_k(rank_share(3 * mlp.intermediate, tp) + mlp.input_dim, gate_up, gate_up,
+                          mlp.input_dim, split_k);
     }
     case MlpKind::plain: {
-      const std::int64_t values = rank_share(2 * mlp.intermediate, tp) + mlp.input_dim;
-      if (split_k == 0) return values;
       const std::int64_t fc1 = rank_share(mlp.intermediate, tp);
-      return std::max({values, fc1 + split_k_values(split_k, fc1),
-                       values + split_k_values(split_k, mlp.input_dim)});
+      return with_split_k(rank_share(2 * mlp.intermediate, tp) + mlp.input_dim, fc1, fc1,
+                          mlp.input_dim, split_k);
     }
   }
   return 0;
@@ -445,14 +449,9 @@ std::int64_t dense_expert_forward_values(const Moe& moe, std::int64_t split_k) {
   const Mlp& expert = moe.expert;
   const std::int64_t inner = expert.intermediate;
   const std::int64_t out = expert.input_dim;
-  std::int64_t values = 0;
-  if (expert.kind == MlpKind::gated) {
-    values = std::max({3 * inner + out, 2 * inner + split_k_values(split_k, inner),
-                       3 * inner + out + split_k_values(split_k, out)});
-  } else {
-    values = std::max({2 * inner + out, inner + split_k_values(split_k, inner),
-                       2 * inner + out + split_k_values(split_k, out)});
-  }
+  const std::int64_t values = expert.kind == MlpKind::gated
+                                  ? with_split_k(3 * inner + out, 2 * inner, inner, out, split_k)
+                                  : with_split_k(2 * inner + out, inner, inner, out, split_k);
   return moe.num_experts + moe.hidden_dim + values;
 }
 
