@@ -6,7 +6,6 @@
 // are written by hand from the converter, modeling_gemma3n.py, timm's mobilenetv5.py and the Hub
 // totals (tests/data/configs/SOURCES-gemma3n-names.md, SOURCES-gemma3n.md).
 #include <cstdint>
-#include <set>
 #include <string>
 
 #include "catch.hpp"
@@ -23,6 +22,7 @@ using trace::test::dtype_tensor_count;
 using trace::test::fixture_inventory;
 using trace::test::inventory_bytes;
 using trace::test::inventory_params;
+using trace::test::names_distinct;
 
 // Tensors per text layer: q/k/v/o_proj, q_norm, k_norm, gate/up/down_proj, 4 norms (13);
 // altup.{correct_output_scale, correction_coefs, prediction_coefs, modality_router,
@@ -57,10 +57,7 @@ TEST_CASE("gemma-3n-E2B-it (gemma3n): 1,556 tensors named, 5,439,438,272 paramet
         30 * k_text_layer_tensors + k_text_model_tensors + k_audio_tensors + k_embedder_tensors +
             k_vision_tensors);
   CHECK(buffer_count(inventory) == 0);
-  std::set<std::string> names;
-  for (const trace::checkpoint::ExpectedTensor& tensor : inventory.tensors)
-    names.insert(tensor.name);
-  CHECK(names.size() == inventory.tensors.size());  // no name listed twice
+  CHECK(names_distinct(inventory));  // no name listed twice
   // The Hub's safetensors total; every tensor BF16.
   CHECK(inventory_params(inventory) == 5'439'438'272);
   CHECK(inventory_bytes(inventory) == 2 * std::int64_t{5'439'438'272});

@@ -2,7 +2,9 @@
 // Looking tensors up in an inventory by their checkpoint name, for the naming tests.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catch.hpp"
@@ -99,6 +101,13 @@ inline std::int64_t bytes_under(const checkpoint::Inventory& inventory, const st
   for (const checkpoint::ExpectedTensor& tensor : inventory.tensors)
     if (tensor.name.starts_with(prefix)) bytes += tensor.bytes();
   return bytes;
+}
+
+// Whether no name is listed twice.
+inline bool names_distinct(const checkpoint::Inventory& inventory) {
+  std::set<std::string_view> names;
+  for (const checkpoint::ExpectedTensor& tensor : inventory.tensors) names.insert(tensor.name);
+  return names.size() == inventory.tensors.size();
 }
 
 }  // namespace trace::test

@@ -11,7 +11,6 @@
 // (tests/data/configs/SOURCES-qwen_omni-names.md, SOURCES-qwen2_5_omni.md, SOURCES-qwen3_omni.md).
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 
 #include "catch.hpp"
@@ -37,6 +36,7 @@ using trace::test::find_tensor;
 using trace::test::fixture_inventory;
 using trace::test::inventory_bytes;
 using trace::test::inventory_params;
+using trace::test::names_distinct;
 
 // A Qwen2 decoder layer (thinker and talker): q / k / v_proj weight + bias, o_proj weight,
 // gate / up / down_proj, input_layernorm and post_attention_layernorm.
@@ -99,10 +99,7 @@ TEST_CASE("Qwen2.5-Omni-7B (qwen2_5_omni): 2,448 tensors named, 10,732,225,408 p
                                        k_vision_tensors + k_audio_tensors + k_talker_tensors +
                                        k_dit_tensors + 1 + k_bigvgan_tensors);
   CHECK(buffer_count(inventory) == 1);
-  std::set<std::string> names;
-  for (const trace::checkpoint::ExpectedTensor& tensor : inventory.tensors)
-    names.insert(tensor.name);
-  CHECK(names.size() == inventory.tensors.size());  // no name listed twice
+  CHECK(names_distinct(inventory));  // no name listed twice
 
   // The parameters; with the stored inv_freq [32], the Hub's safetensors total 10,732,225,440.
   CHECK(inventory_params(inventory) == 10'732'225'408);
@@ -377,10 +374,7 @@ TEST_CASE("Qwen3-Omni-30B-A3B-Instruct (qwen3_omni_moe): 28,010 tensors, 35,259,
   CHECK(tensor_count(inventory) == 28'010);
   CHECK(dtype_tensor_count(inventory, "BF16") == 28'010);
   CHECK(buffer_count(inventory) == 0);
-  std::set<std::string> names;
-  for (const trace::checkpoint::ExpectedTensor& tensor : inventory.tensors)
-    names.insert(tensor.name);
-  CHECK(names.size() == inventory.tensors.size());
+  CHECK(names_distinct(inventory));
   // The listing's parameter total; the index's total_size, 2 bytes each.
   CHECK(inventory_params(inventory) == 35'259'818'545);
   CHECK(inventory_bytes(inventory) == 70'519'637'090);
