@@ -177,8 +177,9 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
     profile.context = profile.seq_len = ceil_div(profile_tokens, sequences);
     // vLLM before 0.3.0 ran AWQ Linears through a split-K GEMM and Mixtral's experts whole on
     // every token (docs/memory.md, "Older engines").
-    const bool split_k_awq = row.engine_vllm_before_0_3 && model.quantization &&
-                             model.quantization->format == QuantFormat::awq;
+    // (the checkpoint as stored: the validator never re-quantizes, so its bits are the served ones)
+    const bool split_k_awq =
+        row.engine_vllm_before_0_3 && serves_awq(model, a.memory) && model.quantization.has_value();
     const bool dense_experts = row.engine_vllm_before_0_3 && has_moe(model);
     result.read_as =
         fmt::format("profile over {} tokens ({}) in {} sequences, max_model_len {}{}{}{}{}{}",
