@@ -1146,6 +1146,10 @@ int check_command(const std::vector<std::string>& args, std::ostream& out, std::
     // what fits in memory but will not start, on the same line
     if (!verdict.refusal.empty()) line += "; " + verdict.refusal;
     out << line << "\n";
+    // The verdict stays one line on stdout; what the estimate assumed or leaves out for this
+    // job (a vision tower's activations, a context past the trained positions) goes to stderr,
+    // where a CI log shows it beside the line.
+    for (const std::string& note : job_notes(report)) err << "note: " << note << "\n";
   }
   return verdict.fits ? k_exit_ok : k_exit_does_not_fit;
 }

@@ -393,7 +393,9 @@ std::string render_json(const Report& report) {
                     {"seq_len", report.graph.seq_len},
                     {"nodes", nodes}};
   }
-  out["notes"] = report.notes;
+  Json notes = Json::array();
+  for (const ReportNote& note : report.notes) notes.push_back(note.text);
+  out["notes"] = notes;
   return out.dump(2) + "\n";
 }
 
@@ -422,6 +424,10 @@ std::string render_check_json(const Report& report) {
   if (v.job.rl) out["rl"] = rl_json(v.job);
   if (v.hybrid_blocks) out["hybrid_blocks"] = *v.hybrid_blocks;
   if (!v.refusal.empty()) out["refusal"] = v.refusal;
+  // what the estimate assumed or leaves out for this job (the plan's notes that bear on it)
+  Json notes = Json::array();
+  for (const std::string& note : job_notes(report)) notes.push_back(note);
+  out["notes"] = notes;
   return out.dump(2) + "\n";
 }
 

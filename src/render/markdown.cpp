@@ -91,7 +91,7 @@ std::string render_markdown(const Report& report) {
   }
   if (!report.notes.empty()) {
     out += "\n## Notes\n\n";
-    for (const std::string& note : report.notes) out += "- " + note + "\n";
+    for (const ReportNote& note : report.notes) out += "- " + note.text + "\n";
   }
   return out;
 }

@@ -120,7 +120,7 @@ std::string render_table(const Report& report) {
   if (report.checkpoint) out += "\n" + render_checkpoint_text(*report.checkpoint);
   if (!report.notes.empty()) {
     out += "\nNOTES\n";
-    for (const std::string& note : report.notes) out += "  - " + note + "\n";
+    for (const ReportNote& note : report.notes) out += "  - " + note.text + "\n";
   }
   return out;
 }

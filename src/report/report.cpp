@@ -129,9 +129,10 @@ void add_cost(Report& report, const ReportRequest& request, const JobEstimator& 
   if (job.rl && job.rl->generator == Generator::vllm_server) {
     // The steps wait on a server whose GPUs trace is not told of: no time rather than a guess.
     report.notes.push_back(
-        "GRPO with a vLLM server: no training-run time or cost: the server's own GPUs set how "
-        "long generating the completions takes (plan them with --mode serve); the memory "
-        "estimates cover the training GPUs (docs/cost.md, \"Online RL\")");
+        {"GRPO with a vLLM server: no training-run time or cost: the server's own GPUs set how "
+         "long generating the completions takes (plan them with --mode serve); the memory "
+         "estimates cover the training GPUs (docs/cost.md, \"Online RL\")",
+         NoteScope::training});
   } else {
     report.training_run = plan_training(estimator, job, size, request.cost, cards);
   }
@@ -166,13 +167,14 @@ void base_from_checkpoint(const ModelDescription& model, Job& job) {
 // longer sequence asked for in so many words is an error, and trace's own default is cut to the
 // table. Other schemes run past max_position_embeddings but were trained shorter: a note.
 void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& request,
-                              std::vector<std::string>& notes) {
+                              std::vector<ReportNote>& notes) {
   const bool learned = model.position == PositionKind::learned && model.learned_positions > 0;
   const std::int64_t limit = model.max_position_embeddings > 0
                                  ? model.max_position_embeddings
                                  : (learned ? model.learned_positions : 0);
   if (limit <= 0) return;
-  const auto fit = [&](std::int64_t& length, bool given, const char* flag, const char* what) {
+  const auto fit = [&](std::int64_t& length, bool given, const char* flag, const char* what,
+                       NoteScope scope) {
     if (length <= limit) return false;
     if (learned && given) {
       throw ConfigError(fmt::format(
@@ -182,23 +184,26 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
     }
     if (learned) {
       notes.push_back(
-          fmt::format("{} cut to {} tokens, the model's learned positions ({} defaults to {})",
-                      what, group_digits(limit), flag, group_digits(length)));
+          {fmt::format("{} cut to {} tokens, the model's learned positions ({} defaults to {})",
+                       what, group_digits(limit), flag, group_digits(length)),
+           scope});
       length = limit;
       return true;
     }
-    notes.push_back(fmt::format(
-        "{} {} tokens passes the model's max_position_embeddings ({}): it was trained on shorter "
-        "sequences; memory is estimated as asked",
-        what, group_digits(length), group_digits(limit)));
+    notes.push_back({fmt::format("{} {} tokens passes the model's max_position_embeddings ({}): it "
+                                 "was trained on shorter "
+                                 "sequences; memory is estimated as asked",
+                                 what, group_digits(length), group_digits(limit)),
+                     scope});
     return false;
   };
   MemoryAssumptions& a = request.assumptions;
-  if (fit(a.seq_len, request.seq_len_given, "--seq-len", "training sequences")) {
+  if (fit(a.seq_len, request.seq_len_given, "--seq-len", "training sequences",
+          NoteScope::training)) {
     if (request.training) request.training->seq_len = a.seq_len;
     if (request.job && request.job->mode != JobMode::serve) request.job->seq_len = a.seq_len;
   }
-  if (fit(a.context, request.context_given, "--context", "serving context")) {
+  if (fit(a.context, request.context_given, "--context", "serving context", NoteScope::serving)) {
     if (request.job && request.job->mode == JobMode::serve) request.job->context = a.context;
   }
   // The serving cost's requests: prompt and completion share the table; an encoder's request
@@ -212,15 +217,17 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
             "use --context-in {} or less",
             serving.context_in, group_digits(limit), limit));
       }
-      notes.push_back(fmt::format(
-          "serving requests cut to {} tokens, the model's learned positions (the default is {})",
-          group_digits(limit), group_digits(serving.context_in)));
+      notes.push_back({fmt::format("serving requests cut to {} tokens, the model's learned "
+                                   "positions (the default is {})",
+                                   group_digits(limit), group_digits(serving.context_in)),
+                       NoteScope::serving});
       serving.context_in = limit;
     } else if (serving.context_in > limit) {
-      notes.push_back(fmt::format(
-          "serving requests of {} tokens pass the model's max_position_embeddings ({}): it was "
-          "trained on shorter sequences; the cost is estimated as asked",
-          group_digits(serving.context_in), group_digits(limit)));
+      notes.push_back({fmt::format("serving requests of {} tokens pass the model's "
+                                   "max_position_embeddings ({}): it was "
+                                   "trained on shorter sequences; the cost is estimated as asked",
+                                   group_digits(serving.context_in), group_digits(limit)),
+                       NoteScope::serving});
     }
     return;
   }
@@ -233,16 +240,42 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
                       serving.context_in, serving.context_out, group_digits(limit), limit));
     }
     notes.push_back(
-        fmt::format("serving requests cut to {} in + {} out tokens, the model's "
-                    "learned positions (the defaults are {} in + {} out)",
-                    group_digits(limit - limit / 2), group_digits(limit / 2),
-                    group_digits(serving.context_in), group_digits(serving.context_out)));
+        {fmt::format("serving requests cut to {} in + {} out tokens, the model's "
+                     "learned positions (the defaults are {} in + {} out)",
+                     group_digits(limit - limit / 2), group_digits(limit / 2),
+                     group_digits(serving.context_in), group_digits(serving.context_out)),
+         NoteScope::serving});
     serving.context_in = limit - limit / 2;
     serving.context_out = limit / 2;
   }
 }
 
 }  // namespace
+
+bool note_bears_on(NoteScope scope, JobMode mode) {
+  switch (scope) {
+    case NoteScope::model:
+      return false;
+    case NoteScope::serving:
+      return mode == JobMode::serve;
+    case NoteScope::training:
+      return mode != JobMode::serve;
+    case NoteScope::full_finetune:
+      return mode == JobMode::full;
+    case NoteScope::every_job:
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string> job_notes(const Report& report) {
+  std::vector<std::string> bearing;
+  if (!report.job) return bearing;
+  for (const ReportNote& note : report.notes) {
+    if (note_bears_on(note.scope, report.job->job.mode)) bearing.push_back(note.text);
+  }
+  return bearing;
+}
 
 bool lora_keeps_stored_base(const Quantization& q) {
   return q.format == QuantFormat::bnb_4bit || q.format == QuantFormat::bnb_8bit ||
@@ -267,8 +300,9 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
   if (request.kv_dtype_from_config && modelopt && modelopt->kv_cache_fp8) {
     report.assumptions.kv_dtype = Dtype::fp8;
     report.notes.push_back(
-        "KV cache fp8: the checkpoint is calibrated for it (kv_cache_quant_algo FP8); set "
-        "--kv-dtype to change");
+        {"KV cache fp8: the checkpoint is calibrated for it (kv_cache_quant_algo FP8); set "
+         "--kv-dtype to change",
+         NoteScope::serving});
   }
   if (requested.serve_quantization) {
     // An unquantized checkpoint quantized for serving: priced as that format's checkpoint.
@@ -290,26 +324,31 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
         serving.bytes - (requested.serve_mtp ? 0 : serving.mtp_bytes);
     report.assumptions.serve_expert_bytes = serving.routed_expert_bytes;
     report.serve_weight_format = wanted.name;
-    report.notes.push_back(fmt::format(
-        "serving weights quantized to {} ({}): the layers' Linear weights; embeddings, head, "
-        "norms and routers stay {}",
-        wanted.name, wanted.label, dtype_info(report.assumptions.serve_weight_dtype).name));
+    report.notes.push_back(
+        {fmt::format(
+             "serving weights quantized to {} ({}): the layers' Linear weights; embeddings, head, "
+             "norms and routers stay {}",
+             wanted.name, wanted.label, dtype_info(report.assumptions.serve_weight_dtype).name),
+         NoteScope::serving});
   } else if (request.serve_dtype_from_config && report.model.quantization) {
     // A quantized checkpoint is served in its own format unless --dtype says otherwise; the
     // MTP layers only when speculative decoding loads them.
     report.assumptions.serve_weight_bytes =
         report.storage.bytes - (requested.serve_mtp ? 0 : report.storage.mtp_bytes);
     report.assumptions.serve_expert_bytes = report.storage.routed_expert_bytes;
-    report.notes.push_back(fmt::format(
-        "serving weights taken at the checkpoint's stored size ({} format); set --dtype to change",
-        report.storage.format));
+    report.notes.push_back({fmt::format("serving weights taken at the checkpoint's stored size ({} "
+                                        "format); set --dtype to change",
+                                        report.storage.format),
+                            NoteScope::serving});
     report.serve_weight_format = report.storage.format;
   } else if (request.serve_dtype_from_config) {
     report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
     if (report.model.torch_dtype == "float32" || report.model.torch_dtype.empty()) {
-      report.notes.push_back(fmt::format(
-          "serving weights assumed bf16 (config torch_dtype is {}); set --dtype to change",
-          report.model.torch_dtype.empty() ? "absent" : report.model.torch_dtype));
+      report.notes.push_back(
+          {fmt::format(
+               "serving weights assumed bf16 (config torch_dtype is {}); set --dtype to change",
+               report.model.torch_dtype.empty() ? "absent" : report.model.torch_dtype),
+           NoteScope::serving});
     }
   }
   if (report.serve_weight_format.empty()) {
@@ -368,12 +407,15 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
     const std::optional<HybridCapacity>& hybrid = report.hybrid_blocks;
     // A request fits, yet vLLM would not start with its max_num_seqs.
     if (hybrid && hybrid->max_requests > 0 && hybrid->max_num_seqs > hybrid->blocks) {
-      report.notes.push_back(fmt::format(
-          "serving: vLLM V1 would refuse to start this hybrid on one {} with max_num_seqs {}: its "
-          "pool holds {} blocks of {} tokens, and each running sequence holds a state block "
-          "(--max-num-seqs {} or less starts)",
-          hybrid->gpu, hybrid->max_num_seqs, hybrid->blocks, hybrid->layout.block_tokens,
-          hybrid->blocks));
+      report.notes.push_back(
+          {fmt::format(
+               "serving: vLLM V1 would refuse to start this hybrid on one {} with max_num_seqs {}: "
+               "its "
+               "pool holds {} blocks of {} tokens, and each running sequence holds a state block "
+               "(--max-num-seqs {} or less starts)",
+               hybrid->gpu, hybrid->max_num_seqs, hybrid->blocks, hybrid->layout.block_tokens,
+               hybrid->blocks),
+           NoteScope::serving});
     }
   }
   if (request.job) {
@@ -425,52 +467,59 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
   report.include_graph = request.include_graph;
   if (report.parameters.mtp > 0 && !requested.serve_mtp) {
     report.notes.push_back(
-        "serving leaves the MTP layers unloaded (as vLLM does without speculative decoding); "
-        "--serve-mtp loads them");
+        {"serving leaves the MTP layers unloaded (as vLLM does without speculative decoding); "
+         "--serve-mtp loads them",
+         NoteScope::serving});
   }
   // vLLM before 0.3.0's code paths (--awq-split-k, --moe-dense-experts): say what they change,
   // or that they change nothing here, rather than ignore them silently.
   if (requested.awq_split_k > 0) {
     report.notes.push_back(
-        serves_awq(report.model, requested)
-            ? fmt::format("serving's forward pass holds each AWQ Linear's {} split-K partial sums "
-                          "of its output (--awq-split-k, vLLM before 0.3.0)",
-                          requested.awq_split_k)
-            : "--awq-split-k changes nothing here: the served weights are not AWQ's");
+        {serves_awq(report.model, requested)
+             ? fmt::format("serving's forward pass holds each AWQ Linear's {} split-K partial sums "
+                           "of its output (--awq-split-k, vLLM before 0.3.0)",
+                           requested.awq_split_k)
+             : "--awq-split-k changes nothing here: the served weights are not AWQ's",
+         NoteScope::serving});
   }
   if (requested.moe_dense_experts) {
     report.notes.push_back(
-        component_count(report.parameters, "experts") > 0
-            ? "serving runs every expert a rank holds whole on every token (--moe-dense-experts, "
-              "vLLM's Mixtral before 0.3.0): no routed caches, each expert's full width per token"
-            : "--moe-dense-experts changes nothing here: the model has no routed experts");
+        {component_count(report.parameters, "experts") > 0
+             ? "serving runs every expert a rank holds whole on every token (--moe-dense-experts, "
+               "vLLM's Mixtral before 0.3.0): no routed caches, each expert's full width per token"
+             : "--moe-dense-experts changes nothing here: the model has no routed experts",
+         NoteScope::serving});
   }
   if (report.parameters.vision > 0) {
     // The estimators run the text path only; say so rather than let a VLM's plan look complete.
     report.notes.push_back(
-        "the vision tower's activations are not estimated: training and serving count text "
-        "tokens only (image tokens that enter the text sequence belong in --seq-len / --context); "
-        "an engine such as vLLM also profiles the tower on max_num_seqs dummy images at startup "
-        "and keeps that peak back from the KV cache");
+        {"the vision tower's activations are not estimated: training and serving count text "
+         "tokens only (image tokens that enter the text sequence belong in --seq-len / --context); "
+         "an engine such as vLLM also profiles the tower on max_num_seqs dummy images at startup "
+         "and keeps that peak back from the KV cache",
+         NoteScope::every_job});
     report.notes.push_back(
-        request.training && request.training->freeze_vision
-            ? "a full fine-tune keeps the vision tower frozen here (--freeze-vision): no "
-              "gradients, optimizer state or master copy for it"
-            : "a full fine-tune trains the vision tower's parameters too; --freeze-vision keeps "
-              "it frozen, as LLaMA-Factory, ms-swift and Qwen's scripts default to");
+        {request.training && request.training->freeze_vision
+             ? "a full fine-tune keeps the vision tower frozen here (--freeze-vision): no "
+               "gradients, optimizer state or master copy for it"
+             : "a full fine-tune trains the vision tower's parameters too; --freeze-vision keeps "
+               "it frozen, as LLaMA-Factory, ms-swift and Qwen's scripts default to",
+         NoteScope::full_finetune});
   }
   if (report.model.quantization && request.training) {
     report.notes.push_back(
-        lora_keeps_stored_base(*report.model.quantization)
-            ? fmt::format("training: LoRA holds the base as the checkpoint stores it ({}); a full "
-                          "fine-tune trains the weights dequantized, at --precision",
-                          report.storage.format)
-            : fmt::format("training: the {} checkpoint is trained dequantized (LoRA's base at "
-                          "bf16, a full fine-tune at --precision), as frameworks load it for "
-                          "training",
-                          report.storage.format));
+        {lora_keeps_stored_base(*report.model.quantization)
+             ? fmt::format("training: LoRA holds the base as the checkpoint stores it ({}); a full "
+                           "fine-tune trains the weights dequantized, at --precision",
+                           report.storage.format)
+             : fmt::format("training: the {} checkpoint is trained dequantized (LoRA's base at "
+                           "bf16, a full fine-tune at --precision), as frameworks load it for "
+                           "training",
+                           report.storage.format),
+         NoteScope::training});
   }
-  for (const std::string& note : report.model.notes) report.notes.push_back(note);
+  for (const std::string& note : report.model.notes)
+    report.notes.push_back({note, NoteScope::model});
   return report;
 }
 

@@ -90,6 +90,24 @@ struct HybridCapacity {
   std::int64_t max_num_seqs = 0;        ///< --max-num-seqs: vLLM refuses to start above `blocks`
 };
 
+/// What a plan's note bears on. A plan prints every note; `trace check` prints those of the job
+/// it checks (note_bears_on), so a serving gate is not told how training loads the weights.
+enum class NoteScope {
+  model,          ///< the description and counts (a family's own notes): no job's verdict
+  serving,        ///< the serving weights, KV cache, context and engine
+  training,       ///< every training mode: full, LoRA, QLoRA
+  full_finetune,  ///< a full fine-tune only
+  every_job,      ///< every job's estimate (what it leaves out)
+};
+
+struct ReportNote {
+  std::string text;
+  NoteScope scope = NoteScope::model;
+};
+
+/// True when a note of this scope bears on a job of this mode's verdict.
+bool note_bears_on(NoteScope scope, JobMode mode);
+
 struct Report {
   std::string model_id;
   std::string source;
@@ -127,11 +145,14 @@ struct Report {
   std::vector<ServingPlan> serving;
   ServingRequest serving_request;
   CostAssumptions cost;
-  std::vector<std::string> notes;  ///< assumptions trace made that the reader should see
+  std::vector<ReportNote> notes;  ///< assumptions trace made that the reader should see
 
   /// The card the serving derivation is worked on (`serving_card_index`); `cards` is not empty.
   const CardFit& serving_card() const { return cards.at(serving_card_index); }
 };
+
+/// The notes that bear on the report's job (`trace check`); none without a job.
+std::vector<std::string> job_notes(const Report& report);
 
 /// True when LoRA trains over the checkpoint's quantized Linears as stored: formats PEFT adapts
 /// in place (bitsandbytes, GPTQ, AWQ). Others are loaded dequantized for training

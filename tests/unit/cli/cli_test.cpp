@@ -916,6 +916,53 @@ TEST_CASE("trace check is a CI gate: 0 fits, 1 does not", "[cli][check]") {
             .exit_code == trace::cli::k_exit_bad_input);
 }
 
+TEST_CASE("trace check says what its estimate assumes or leaves out for the job it checks",
+          "[cli][check]") {
+  const auto has_note = [](const nlohmann::json& notes, const std::string& start) {
+    for (const nlohmann::json& note : notes) {
+      if (note.get<std::string>().rfind(start, 0) == 0) return true;
+    }
+    return false;
+  };
+  // A VLM: every mode's verdict leaves the vision tower's activations out, and says so on
+  // stderr (stdout stays the one verdict line) and in the JSON's notes; only a full
+  // fine-tune is told that it trains the tower.
+  const std::string vlm =
+      trace::test::config_path("meta-llama--Llama-3.2-11B-Vision.reconstructed.json");
+  const std::string tower = "the vision tower's activations are not estimated";
+  const std::string trains_tower = "a full fine-tune trains the vision tower's parameters too";
+  for (const char* mode : {"serve", "lora", "full"}) {
+    INFO(mode);
+    const CliResult line = run({"check", vlm, "--gpu", "h100-80gb", "--mode", mode});
+    CHECK(line.out.find('\n') == line.out.size() - 1);
+    CHECK(line.err.rfind("note: " + tower, 0) == 0);
+    CHECK(contains(line.err, trains_tower) == (std::string(mode) == "full"));
+    const nlohmann::json json = nlohmann::json::parse(
+        run({"check", vlm, "--gpu", "h100-80gb", "--mode", mode, "--json"}).out);
+    CHECK(has_note(json["notes"], tower));
+    CHECK(has_note(json["notes"], trains_tower) == (std::string(mode) == "full"));
+    // the family's description notes (its cross-attention's fixed source) are the plan's only
+    CHECK_FALSE(has_note(json["notes"], "8 cross-attention layers"));
+  }
+  // A quantized checkpoint: a serve gate hears how it is served, a training gate how it is
+  // trained, neither the other's.
+  const auto notes_of = [&](const char* mode) {
+    return nlohmann::json::parse(
+        run({"check", "openai/gpt-oss-20b", "--gpu", "h100-80gb", "--mode", mode, "--json"})
+            .out)["notes"];
+  };
+  const std::string served = "serving weights taken at the checkpoint's stored size (mxfp4";
+  const std::string trained = "training: the mxfp4 checkpoint is trained dequantized";
+  CHECK(has_note(notes_of("serve"), served));
+  CHECK_FALSE(has_note(notes_of("serve"), trained));
+  CHECK(has_note(notes_of("lora"), trained));
+  CHECK_FALSE(has_note(notes_of("lora"), served));
+  // A dense bf16 model's check has nothing to add.
+  CHECK(
+      nlohmann::json::parse(run({"check", k_llama, "--gpu", "h100-80gb", "--json"}).out)["notes"] ==
+      nlohmann::json::array());
+}
+
 TEST_CASE("option --gpu-table replaces the built-in table", "[cli][gpu_table]") {
   const TempDir dir;
   const std::int64_t usable = 1LL << 40;  // 1 TiB: everything about a 1B model fits

@@ -48,8 +48,8 @@ TEST_CASE("formatting helpers", "[render]") {
 
 TEST_CASE("a VLM's report says its vision tower's activations are not estimated", "[render]") {
   const auto mentions_tower = [](const trace::Report& report) {
-    for (const std::string& note : report.notes) {
-      if (note.find("vision tower's activations are not estimated") != std::string::npos) {
+    for (const trace::ReportNote& note : report.notes) {
+      if (note.text.find("vision tower's activations are not estimated") != std::string::npos) {
         return true;
       }
     }
