@@ -231,7 +231,7 @@ say):
   0.2.7's `mem_get_info` counts, is the likeliest rest;
   163 and 238 (Llama-3.2-11B-Vision) and 239 (Qwen2.5-VL-72B) are vLLM profiles dominated by
   the vision encoder over dummy images, which trace does not estimate (every VLM plan says so in
-  its notes); 1002 records the card's size ("fits at the card limit"), not a measured
+  its notes, and `trace check` under its verdict); 1002 records the card's size ("fits at the card limit"), not a measured
   peak; 1018 and 1012 are two of the ms-swift Megatron examples (maintainer figures rounded to
   1 GiB), 9 of 12 of which sit 5–26% above trace (of the others, 1017 is within 3% and trace is
   17% and 28% above 1006 and 1012), a Megatron-side term trace does not have; 136 (Answer.AI's
