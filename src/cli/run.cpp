@@ -1205,7 +1205,29 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   app.add_option("--max-p90-error", targets.max_p90_error,
                  "exit 1 when the 90th-percentile |relative error| is above this fraction")
       ->check(fraction);
+  // The scoreboard's own assumptions, overridable as the plan's are (docs/validation.md,
+  // "Sensitivity"): the verdict's headroom, the CUDA context it reserves, and the caching
+  // allocator's reserve a max_memory_reserved row is read through.
+  ValidationAssumptions assumptions;
+  app.add_option("--headroom", assumptions.memory.headroom_fraction,
+                 "share of usable card memory the verdict keeps free for fragmentation")
+      ->capture_default_str();
+  std::int64_t context_mib = assumptions.memory.cuda_context_bytes >> 20;
+  app.add_option("--cuda-context-mib", context_mib,
+                 "per-process CUDA context the verdict reserves, MiB")
+      ->capture_default_str();
+  app.add_option("--reserved-over-allocated", assumptions.reserved_over_allocated,
+                 "what max_memory_reserved reads over the held peak (the caching allocator's "
+                 "reserve), for rows measured with it")
+      ->check(CLI::Range(1.0, 4.0))
+      ->capture_default_str();
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
+  if (context_mib < 0 || context_mib > (1LL << 20)) {
+    throw ConfigError(
+        fmt::format("--cuda-context-mib = {} is out of range (0..{})", context_mib, 1LL << 20));
+  }
+  assumptions.memory.cuda_context_bytes = context_mib << 20;
+  validate_assumptions(assumptions.memory);
   const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
   configs = config_folders(configs, csv);
   const ConfigLoader loader = [&](const MeasuredRow& row) -> std::optional<std::string> {
@@ -1239,7 +1261,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
     }
     return std::nullopt;
   };
-  const Scoreboard board = validate_rows(rows, loader);
+  const Scoreboard board = validate_rows(rows, loader, assumptions);
   if (json) {
     out << render_scoreboard_json(board);
   } else if (markdown) {

@@ -867,6 +867,55 @@ TEST_CASE("trace validate: configs by file, by repo id, from the catalog", "[val
   CHECK(trace::test::run_cli({"validate", dir.at("nope.csv")}, env).exit_code == 2);
 }
 
+TEST_CASE("trace validate takes the verdict's assumptions as flags", "[validate][cli]") {
+  const trace::test::TempDir dir;
+  dir.write("configs/org--tiny.json", k_tiny);
+  // Two fitting runs of the tiny model on a 1 GiB card, the second measured with
+  // max_memory_reserved (job_counter).
+  const std::string csv = dir.write(
+      "runs.csv",
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_pp,job_grad_ckpt,job_attention,job_lora_rank,job_weights,job_precision,job_optimizer,"
+      "job_usable_gib,job_measured_gib,job_oom,job_counter\n"
+      "1,org/tiny,,full,128,2,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,,0,\n"
+      "2,org/tiny,,full,128,2,1,single,1,1,none,sdpa,,n/a,mixed_fp32master,adamw,1,0.01,0,"
+      "reserved\n");
+  trace::HubEnvironment env;
+  env.hf_hub_cache = dir.make_dir("hub");
+  const auto board = [&](std::vector<std::string> flags) {
+    std::vector<std::string> args{"validate", csv, "--configs", dir.at("configs"), "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const trace::test::CliResult result = trace::test::run_cli(args, env);
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out);
+  };
+  const nlohmann::json defaults = board({});
+  CHECK(defaults["fit_rejected"] == 0);
+  // 90% headroom leaves 0.1 GiB of the card, less than the 512 MiB CUDA context: both rejected;
+  // without the context the tiny model's few MiB fit again.
+  CHECK(board({"--headroom", "0.9"})["fit_rejected"] == 2);
+  CHECK(board({"--headroom", "0.9", "--cuda-context-mib", "0"})["fit_rejected"] == 0);
+  // A max_memory_reserved row is read as the held peak times the allocator's reserve: twice
+  // the reserve, twice the reading (to a byte's rounding); the other row does not move.
+  const auto reading = [](const nlohmann::json& scoreboard, std::size_t row) {
+    return scoreboard["results"][row]["estimate_gib"].get<double>();
+  };
+  const nlohmann::json once = board({"--reserved-over-allocated", "1"});
+  const nlohmann::json twice = board({"--reserved-over-allocated", "2"});
+  CHECK(reading(twice, 1) == Approx(2 * reading(once, 1)).epsilon(1e-6));
+  CHECK(reading(defaults, 1) == Approx(1.08 * reading(once, 1)).epsilon(1e-6));
+  CHECK(reading(twice, 0) == reading(once, 0));
+  // Out of range: bad input.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--headroom", "0.95"},
+                                              {"--cuda-context-mib", "-1"},
+                                              {"--reserved-over-allocated", "0.5"}}) {
+    std::vector<std::string> args{"validate", csv, "--configs", dir.at("configs")};
+    args.insert(args.end(), bad.begin(), bad.end());
+    CHECK(trace::test::run_cli(args, env).exit_code == 2);
+  }
+}
+
 TEST_CASE("torch.compile recomputes the MLP's pointwise outputs", "[estimate][job]") {
   // Per layer the gated MLP saves act(gate) and act(gate) x up, 2 x 128 values per token, which
   // the compiled graph recomputes: 2 layers x 256 values x (16 tokens x batch 2) x 2 bytes (bf16)
