@@ -65,6 +65,10 @@ std::string render_scoreboard_json(const Scoreboard& board) {
     if (row.planned) {
       item["estimate_gib"] = row.estimate_gib;
       item["predicted_fit"] = row.predicted_fit;
+      if (row.budget_bytes > 0) {
+        item["verdict_bytes"] = row.verdict_bytes;
+        item["budget_bytes"] = row.budget_bytes;
+      }
       if (row.floor_only) item["floor_only"] = true;
       item["read_as"] = row.read_as;
       if (row.breakdown) item["breakdown"] = breakdown_json(*row.breakdown);
@@ -121,8 +125,16 @@ std::string render_scoreboard_markdown(const Scoreboard& board) {
     if (!row.planned) {
       ++oom_unplanned;
     } else if (row.predicted_fit) {
-      let_through += fmt::format("- row {} ({}, {}): {:.2f} GiB; read as {}\n", row.row_id,
-                                 row.task, row.model_id, row.estimate_gib, row.read_as);
+      // how far the verdict was from flagging it: the held peak with the CUDA context against
+      // the budget (a training or generate() row; an engine row's verdict is its pool)
+      const std::string short_of =
+          row.budget_bytes > 0
+              ? fmt::format(" ({} of a {} budget: {} short of \"does not fit\")",
+                            format_bytes(row.verdict_bytes), format_bytes(row.budget_bytes),
+                            format_bytes(row.budget_bytes - row.verdict_bytes))
+              : "";
+      let_through += fmt::format("- row {} ({}, {}): {:.2f} GiB{}; read as {}\n", row.row_id,
+                                 row.task, row.model_id, row.estimate_gib, short_of, row.read_as);
     }
   }
   out += "\n### Did-not-fit rows trace let through\n\n";

@@ -300,8 +300,9 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
                               : 0);
     result.estimate_gib = static_cast<double>(counted) / k_gib_f;
     // trace's own verdict (as trace check): peak + CUDA context within the card's budget.
-    result.predicted_fit = peak + a.memory.cuda_context_bytes <=
-                           budget_bytes(usable, a.memory.headroom_fraction);
+    result.verdict_bytes = checked_add(peak, a.memory.cuda_context_bytes);
+    result.budget_bytes = budget_bytes(usable, a.memory.headroom_fraction);
+    result.predicted_fit = result.verdict_bytes <= result.budget_bytes;
     if (row.seq_len_unknown || row.gpus_unknown || row.optimizer_unknown) {
       // The floor (one token; 1,024 GPUs; no optimizer state) is a lower bound: it proves
       // "does not fit" when it exceeds the card, and says nothing otherwise.

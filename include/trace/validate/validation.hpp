@@ -111,6 +111,10 @@ struct RowResult {
   double estimate_gib = 0;      ///< per-GPU peak (kv_capacity: predicted KV pool)
   std::optional<double> measured_gib;  ///< what the estimate is compared with
   bool predicted_fit = true;
+  /// A training or generate() row's verdict as trace check states it: the held peak with the
+  /// CUDA context, against the card's budget (usable less headroom). 0: not such a row.
+  std::int64_t verdict_bytes = 0;
+  std::int64_t budget_bytes = 0;
   bool oom = false;
   bool label_known = true;  ///< false: job_oom is neither 0 nor 1; counted as neither kind
   std::optional<double> relative_error;  ///< (estimate - measured) / measured

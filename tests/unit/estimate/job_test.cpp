@@ -892,6 +892,14 @@ TEST_CASE("trace validate takes the verdict's assumptions as flags", "[validate]
   };
   const nlohmann::json defaults = board({});
   CHECK(defaults["fit_rejected"] == 0);
+  // Each row states its verdict: the held peak (its breakdown) + the 512 MiB CUDA context,
+  // against 1 GiB less 5%: floor(1,073,741,824 x 0.95) = 1,020,054,732 bytes.
+  for (const nlohmann::json& row : defaults["results"]) {
+    std::int64_t held = 0;
+    for (const auto& [term, bytes] : row["breakdown"].items()) held += bytes.get<std::int64_t>();
+    CHECK(row["verdict_bytes"] == held + (512LL << 20));
+    CHECK(row["budget_bytes"] == 1'020'054'732);
+  }
   // 90% headroom leaves 0.1 GiB of the card, less than the 512 MiB CUDA context: both rejected;
   // without the context the tiny model's few MiB fit again.
   CHECK(board({"--headroom", "0.9"})["fit_rejected"] == 2);

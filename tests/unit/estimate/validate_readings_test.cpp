@@ -877,7 +877,13 @@ TEST_CASE("the Markdown scoreboard lists what stands between it and the targets"
   const std::string markdown = trace::render_scoreboard_markdown(board);
   CHECK_THAT(markdown, Catch::Contains("1 of the 2 did-not-fit rows are not planned (listed "
                                        "above), so the recall cannot pass 50.0%"));
-  CHECK_THAT(markdown, Catch::Contains("- row 2 (full, org/tiny): 0.01 GiB; read as full"));
+  // ... and how far from "does not fit": 7,702,912 + the 512 MiB context = 544,573,824 bytes
+  // (519.3 MiB) of floor(2^30 x 0.95) = 1,020,054,732 (972.8 MiB), 475,480,908 (453.5 MiB) short.
+  CHECK_THAT(markdown, Catch::Contains("- row 2 (full, org/tiny): 0.01 GiB (519.3 MiB of a 972.8 "
+                                       "MiB budget: 453.5 MiB short of \"does not fit\"); read as "
+                                       "full"));
+  CHECK(board.results[1].verdict_bytes == 544'573'824);
+  CHECK(board.results[1].budget_bytes == 1'020'054'732);
   // Two errors: the 90th percentile is the 2nd smallest, so at most 0 rows may be above 25%.
   CHECK_THAT(markdown, Catch::Contains("is error 2 of the 2 in ascending order, so it is within "
                                        "25% when no more than 0 rows are further off. Rows further "
