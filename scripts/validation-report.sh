@@ -136,7 +136,9 @@ How to read it:
   source's word) has no single job; trace plans its floor (one token; the job spread over 1,024
   GPUs; no optimizer state), a lower bound. A floor over the card is a "does not fit" (and
   counts as planned, with no error); a floor that fits says nothing, and the row is listed
-  below as not planned. (The pythia-410m SDPA-benchmark rows 191–202 are the assumed-optimizer
+  below as not planned; a training row without a length also says how long a sequence its card
+  takes at that floor (`trace check`'s longest `--seq-len`), the length past which its
+  out-of-memory would have been trace's verdict. (The pythia-410m SDPA-benchmark rows 191–202 are the assumed-optimizer
   rows: their floors land 0–21% above the measured peaks, AdamW's 11–85% above, so the
   benchmark most likely took no optimizer step; the rows do not say so, hence no verdict.)
 - **a derivation that misread vLLM's unit**: vLLM prints its weights as "Loading model weights

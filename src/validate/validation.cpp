@@ -1,13 +1,15 @@
 // The validator: CSV rows -> jobs -> estimates -> scoreboard. Definitions: docs/validation.md.
 #include "trace/validate/validation.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
+#include "row_reading.hpp"
 #include "trace/checked_math.hpp"
 #include "trace/csv.hpp"
 #include "trace/error.hpp"
@@ -17,8 +19,8 @@
 #include "trace/estimate/parameters.hpp"
 #include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
+#include "trace/render/render.hpp"
 #include "trace/text_match.hpp"
-#include "row_reading.hpp"
 
 namespace trace {
 
@@ -320,10 +322,19 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
           missing.push_back("job_optimizer is marked (assumed), not the source's word");
           floor.push_back("no optimizer state");
         }
+        // Without a length, how long a sequence the card takes at that floor: the length past
+        // which the row's out-of-memory (or its run) would have been trace's verdict.
+        std::string longest;
+        if (row.seq_len_unknown && job.mode != JobMode::serve) {
+          const std::int64_t tokens = largest_fitting(estimator, job, JobKnob::seq_len,
+                                                      k_max_training_seq_len, result.budget_bytes);
+          longest = fmt::format(" (at that floor, up to {} tokens a sequence fit; more do not)",
+                                group_digits(tokens));
+        }
         throw ConfigError(fmt::format(
-            "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict",
+            "{}; its floor ({}) needs {:.2f} GiB per GPU, which fits, so no verdict{}",
             fmt::join(missing, "; "), fmt::join(floor, ", "),
-            static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f));
+            static_cast<double>(peak + a.memory.cuda_context_bytes) / k_gib_f, longest));
       }
       result.floor_only = true;
     }

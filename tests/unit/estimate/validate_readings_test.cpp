@@ -2,6 +2,8 @@
 // quantization, the counter and the context a row measured, vLLM's batched tokens) and its floor
 // verdicts; and the estimator terms they switch on, on the tiny Llama of job_test.cpp (h = 64,
 // 2 layers, 4 heads x 16, 2 kv heads, I = 128, V = 1,000). Derivations in the comments.
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -603,6 +605,26 @@ TEST_CASE("a row without a length or a card count is judged by its floor", "[val
   CHECK_FALSE(board.results[0].planned);
   CHECK(board.results[0].reason.find("job_seq_len is empty; its floor (one token)") != std::string::npos);
   CHECK(board.results[0].reason.find("which fits, so no verdict") != std::string::npos);
+  // ... and how long a sequence the 1 GiB card takes at that floor: the length whose peak with
+  // the 512 MiB context stays within floor(2^30 x 0.95) bytes while one token more does not.
+  {
+    trace::Job job =
+        job_of(row_line("1", "full", "128", "1", "single", "n/a", "1", "", "1", "x,,x,,"));
+    const auto needs = [&](std::int64_t seq_len) {
+      job.seq_len = seq_len;
+      return estimate(job).breakdown.total() + (512LL << 20);
+    };
+    std::int64_t longest = 1, over = 2;  // needs(longest) fits, needs(over) does not
+    while (needs(over) <= 1'020'054'732) longest = over, over *= 2;
+    while (over - longest > 1) {
+      const std::int64_t mid = longest + (over - longest) / 2;
+      (needs(mid) <= 1'020'054'732 ? longest : over) = mid;
+    }
+    REQUIRE(longest > 1);
+    CHECK(board.results[0].reason.find(
+              fmt::format("(at that floor, up to {} tokens a sequence fit; more do not)",
+                          trace::group_digits(longest))) != std::string::npos);
+  }
   CHECK(board.results[1].planned);
   CHECK(board.results[1].floor_only);
   CHECK_FALSE(board.results[1].predicted_fit);
