@@ -363,10 +363,10 @@ SENSITIVITY
   done
   cat <<'TAIL'
 
-Without headroom trace lets through three more of the shared set's did-not-fit rows and four of
-its own; above 5% it rejects more of the runs that fit, in both sets, for no more did-not-fit
-rows of the shared one until 15%. The own set's two that 5% lets through (Gemma-3-1B and
-Phi-2 on an A100-40GB, above) need 7.5–10%, which would reject 7 to 11 more shared runs that fit.
+Read across: with less headroom did-not-fit rows slip through (the own set's first); with more, both sets
+reject more of the runs that fit, while the shared set's recall stays capped by the rows trace
+cannot plan (above). The own set's two rows that 5% lets through (Gemma-3-1B and Phi-2 on an
+A100-40GB) are the fragmentation the headroom stands for, measured past it.
 TAIL
 } > "$out"
 echo "wrote $out"

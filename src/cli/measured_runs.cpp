@@ -47,6 +47,19 @@ std::optional<std::string> config_in_folders(const std::vector<std::string>& fol
   return std::nullopt;
 }
 
+// A row's config in the --configs folders (its config_file, its repo id's spellings), else the
+// bundled catalog's: what `trace validate` and `trace throughput` both look for first.
+std::optional<std::string> folder_or_catalog_config(const std::vector<std::string>& folders,
+                                                    const MeasuredRow& row) {
+  if (std::optional<std::string> text = config_in_folders(folders, config_file_candidates(row))) {
+    return text;
+  }
+  if (const std::optional<CatalogEntry> entry = find_catalog_model(repo_id_of(row.model_id))) {
+    return std::string(entry->config_text);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -86,32 +99,23 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   app.add_option("--headroom", assumptions.memory.headroom_fraction,
                  "share of usable card memory the verdict keeps free for fragmentation")
       ->capture_default_str();
-  std::int64_t context_mib = assumptions.memory.cuda_context_bytes >> 20;
-  app.add_option("--cuda-context-mib", context_mib,
-                 "per-process CUDA context the verdict reserves, MiB")
-      ->capture_default_str();
+  app.add_option_function<std::int64_t>(
+         "--cuda-context-mib",
+         [&assumptions](std::int64_t mib) { assumptions.memory.cuda_context_bytes = mib * k_mib; },
+         "per-process CUDA context the verdict reserves, MiB (default 512)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
   app.add_option("--reserved-over-allocated", assumptions.reserved_over_allocated,
                  "what max_memory_reserved reads over the held peak (the caching allocator's "
                  "reserve), for rows measured with it")
       ->check(CLI::Range(1.0, 4.0))
       ->capture_default_str();
   if (parse_command_line(app, args, out, err)) return k_exit_ok;
-  if (context_mib < 0 || context_mib > (1LL << 20)) {
-    throw ConfigError(
-        fmt::format("--cuda-context-mib = {} is out of range (0..{})", context_mib, 1LL << 20));
-  }
-  assumptions.memory.cuda_context_bytes = context_mib << 20;
   validate_assumptions(assumptions.memory);
   const std::vector<MeasuredRow> rows = parse_measured_csv(read_text_file(csv));
   configs = config_folders(configs, csv);
   const ConfigLoader loader = [&](const MeasuredRow& row) -> std::optional<std::string> {
-    if (std::optional<std::string> text = config_in_folders(configs, config_file_candidates(row))) {
-      return text;
-    }
+    if (std::optional<std::string> text = folder_or_catalog_config(configs, row)) return text;
     const std::string repo = repo_id_of(row.model_id);
-    if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
-      return std::string(entry->config_text);
-    }
     // A re-upload under another organisation: the same model name in any folder (sorted, so
     // the choice does not depend on the directory order).
     const std::string mirrored = mirrored_model_name(repo);
@@ -198,14 +202,7 @@ int throughput_command(const std::vector<std::string>& args, std::ostream& out, 
   const ThroughputConfigLoader loader = [&](const std::string& repo) -> std::optional<std::string> {
     MeasuredRow lookup;  // config_file_candidates' spellings of a repo id
     lookup.model_id = repo;
-    if (std::optional<std::string> text =
-            config_in_folders(configs, config_file_candidates(lookup))) {
-      return text;
-    }
-    if (const std::optional<CatalogEntry> entry = find_catalog_model(repo)) {
-      return std::string(entry->config_text);
-    }
-    return std::nullopt;
+    return folder_or_catalog_config(configs, lookup);
   };
   const ThroughputComparison comparison = compare_throughput(rows, loader, builtin_gpu_catalog());
   if (json) {

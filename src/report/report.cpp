@@ -250,8 +250,7 @@ void fit_lengths_to_positions(const ModelDescription& model, ReportRequest& requ
   }
 }
 
-}  // namespace
-
+// True when a note of this scope bears on a job of this mode's verdict.
 bool note_bears_on(NoteScope scope, JobMode mode) {
   switch (scope) {
     case NoteScope::model:
@@ -267,6 +266,8 @@ bool note_bears_on(NoteScope scope, JobMode mode) {
   }
   return false;
 }
+
+}  // namespace
 
 std::vector<std::string> job_notes(const Report& report) {
   std::vector<std::string> bearing;

@@ -91,7 +91,7 @@ struct HybridCapacity {
 };
 
 /// What a plan's note bears on. A plan prints every note; `trace check` prints those of the job
-/// it checks (note_bears_on), so a serving gate is not told how training loads the weights.
+/// it checks (job_notes), so a serving gate is not told how training loads the weights.
 enum class NoteScope {
   model,          ///< the description and counts (a family's own notes): no job's verdict
   serving,        ///< the serving weights, KV cache, context and engine
@@ -104,9 +104,6 @@ struct ReportNote {
   std::string text;
   NoteScope scope = NoteScope::model;
 };
-
-/// True when a note of this scope bears on a job of this mode's verdict.
-bool note_bears_on(NoteScope scope, JobMode mode);
 
 struct Report {
   std::string model_id;
