@@ -45,7 +45,11 @@ How to read it:
   engine's batch without chunked prefill), split over
   `max_num_seqs` sequences (as stated, else 256, or on the V1 engine its default for the card:
   1,024 on one of 70 GiB or more that is not an A100) whose last-token logits are then sampled: the
-  larger of the forward pass and the sampling step (memory.md, "Serve jobs"). The KV cache a
+  larger of the forward pass and the sampling step (memory.md, "Serve jobs"). An engine row whose
+  `job_weights` names 8 or 4 bits on an unquantized config (an FP8 or W8A8 export, the engine's
+  `--quantization fp8`) is served as `--dtype` serves it: the layers' Linear weights in that
+  format, embeddings, head and norms at 16 bits; its sampling step holds 14 bytes a logit from
+  vLLM 0.17 on and 38 before (memory.md, "Serve jobs"). The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
   whole on each rank); on vLLM's V1 engine (its version, "V1", a `vX.Y` of 0.8 or later among
   the framework's words, else a date from April 2025 on unless it says V0) a hybrid model's
@@ -197,8 +201,9 @@ say):
 - *Recall.* Rows that cannot be planned (no sequence length, GPU count or config: listed
   below) count as not flagged, which caps the recall below 95% whatever the estimator does.
   Row 1039 (Qwen3.8-27B: vLLM refused 1,024 sequences with 969 Mamba blocks) is planned since
-  its published config joined trace's fixtures: flagged at 227 blocks as its job columns read
-  (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 900 at `--dtype int4`).
+  its published config joined trace's fixtures: flagged at 346 blocks as its job columns read
+  (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 1,047 with `job_weights`
+  int4, its Linears as AWQ stores them).
   Row 1040 (Nemotron-3-Super on two H100s, "precision not stated") is flagged the same way, at
   0 blocks for bf16 weights that two H100s cannot hold; an FP8 deployment (`--dtype fp8`) gives
   427 blocks against the log's 524, refused too, where the NVFP4 checkpoint's 1,828 would start.
@@ -335,6 +340,56 @@ matches within 3.5% and 0.0%) fit but whose allocator fragmented past the cap (r
 
 OWN
   build/trace validate tests/data/measured-h200/measured.csv --configs data/models \
+    --configs tests/data/configs --markdown
+  cat <<'VLLM019'
+
+## vLLM 0.19 on an H100 (llm-d-planner's sweep, April 2026)
+
+`tests/data/measured-vllm019-h100/measured.csv` holds 26 `kv_capacity` rows in the columns of
+`measured.csv`, transcribed from public vLLM 0.19.0 startup logs: the accuracy sweep of
+llm-d-planner (the llm-d project's capacity planner) on H100-80GB cards (`total_memory` 79.19
+GiB) at `gpu_memory_utilization` 0.95 (0.9 for one run), the engine's defaults otherwise
+(`max_num_seqs` 1,024, `max_num_batched_tokens` 8,192 with chunked prefill, CUDA graphs). Each
+row names its log (`source_locator`, under `accuracy/results/v0.19.0/logs/` of that repository);
+one comes from the sweep's report, whose log is not in the index. trace's KV pool is compared
+with the one the log states ("Available KV cache memory"); `measure_method` keeps the log's
+weights, torch peak and non-torch figures. The configs are trace's fixtures and catalog (the
+RedHat AI FP8-dynamic and W8A8 exports as their base models' configs with `job_weights` fp8 or
+int8). These runs were not used to set any constant: vLLM 0.19 sizes the pool as
+`utilization × total − (weights + torch peak increase + non-torch increase)`, leaving out the
+CUDA context measured at start and the CUDA graphs captured after, which is what `trace
+validate` computes (its non-torch memory 384 MiB at TP 1, logged 0.24–0.46 GiB; plus 1,843 MiB
+of TP buffers above, logged 2.07–2.21 GiB in all).
+
+Read first with the last stop's binary, trace's pools were 1–11% small (median 5.0%, p90
+10.7%). Two readings came from vLLM's code after that, each for every row alike:
+
+- vLLM 0.17 (March 2026, PR #33538) masks top-k/top-p in place with Triton kernels instead of
+  sorting the logits, so the sampler its profile runs over `max_num_seqs` sequences holds 14
+  bytes a logit, not 38 (memory.md, "Serve jobs"): at 1,024 sequences that is 3–6 GiB less for
+  the 128k–262k vocabularies of Llama 3, Qwen 2.5 and Gemma. Rows of vLLM before 0.17 (by version,
+  else by date before April 2026), of other engines and undated ones keep 38.
+- An 8-bit export of an unquantized model (`job_weights` fp8 or int8 on its 16-bit config: the
+  FP8-dynamic and W8A8 checkpoints, vLLM's `--quantization fp8`) is served as trace's `--dtype
+  fp8` serves it: the layers' Linear weights at 8 bits, embeddings, head and norms at 16. Read
+  as all 8-bit, its weights were about 1 GiB under the logged.
+
+Now every row is planned; the pools are within 0.3% at the median and 1.8% at the 90th
+percentile. Left: Llama-4-Scout at TP 4 (+17.6%), whose log states 53.12 GiB of weights a GPU,
+2.5 GiB above a 4-way split of its parameters (50.59 GiB), which trace does not explain; Gemma
+3 (+1.3% to +3.3%), whose logs state 0.35–0.61 GiB more weights than trace counts and torch
+peaks 0.35–0.41 GiB above trace's sampling step, about what a vision tower's profile over dummy
+images would add (trace does not estimate the vision tower's activations, and says so). The two did-not-fit rows are gpt-oss-20b at
+utilization 0.95 on one and two GPUs: vLLM sized pools of 58.47 and 63.28 GiB (trace: 59.31 and
+63.92) and then ran out of memory warming up its sampler over 1,024 dummy requests after the
+CUDA graphs were captured, with 1.6–1.8 GiB reserved but unallocated in PyTorch's cache and
+about 1.2 GiB more memory outside PyTorch than the profile measured; the same job at 0.9
+started (row 19). trace's pool arithmetic has no term for either, so it lets both through.
+`ctest` gates this scoreboard (`cli.validate_vllm019_h100`: no false "does not fit", median ≤
+1%, p90 ≤ 5%); recall is printed, not gated.
+
+VLLM019
+  build/trace validate tests/data/measured-vllm019-h100/measured.csv --configs data/models \
     --configs tests/data/configs --markdown
   cat <<'SENSITIVITY'
 

@@ -848,6 +848,8 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
     // 0.3.0 (January 2024) brought the fused MoE for Mixtral (PR #2542) and AWQ's dequantize +
     // matmul for 256 tokens and more (PR #2566).
     row.engine_vllm_before_0_3 = *vllm < Version{0, 3};
+    // 0.17 (March 2026) masks top-k/top-p with Triton kernels instead of sorting (PR #33538).
+    row.engine_sort_sampler = *vllm < Version{0, 17};
   } else if (framework_text.find("vllm") != std::string::npos) {
     // ("V0" named as the engine is V0 whatever the date)
     static const std::regex v0_engine(R"(\bv0(?![.\d]))");
@@ -855,6 +857,8 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
         year_month_in(framework_text + " " + to_lower(cell["source_locator"]));
     v1 = v1 ||
          (date && *date >= std::pair{2025, 4} && !std::regex_search(framework_text, v0_engine));
+    // a month after 0.17's release
+    row.engine_sort_sampler = !(date && *date >= std::pair{2026, 4});
   }
   row.engine_v1 = v1;
   // V1's default max_num_seqs depends on the card (EngineArgs.get_batch_defaults): 1,024 on one

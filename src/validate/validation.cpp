@@ -17,6 +17,7 @@
 #include "trace/estimate/fit.hpp"
 #include "trace/estimate/memory.hpp"
 #include "trace/estimate/parameters.hpp"
+#include "trace/estimate/serve_quantization.hpp"
 #include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
 #include "trace/render/render.hpp"
@@ -153,6 +154,12 @@ std::vector<std::string> missed_targets(const Scoreboard& board, const ScoreTarg
 
 namespace {
 
+// The bytes per logit the row's sampling step holds: sorted for top-k/top-p before vLLM 0.17.
+std::int64_t sampler_bytes_per_logit(const MeasuredRow& row, const ValidationAssumptions& a) {
+  return row.engine_sort_sampler ? a.sort_sampler_bytes_per_logit
+                                 : a.memory.sampler_bytes_per_logit;
+}
+
 // A serving engine's row (kv_capacity, activation_only): its profile run, and the KV pool it
 // leaves (kv_capacity) or its activation peak (activation_only), against what the engine logged.
 void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
@@ -193,9 +200,21 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
                     row.engine_mtp && params.mtp > 0 ? ", MTP layers loaded" : "",
                     split_k_awq ? ", AWQ split-K GEMM" : "",
                     dense_experts ? ", experts run whole on every token" : "");
-    if (model.quantization) {
+    // An unquantized checkpoint served at 8 or 4 bits (job_weights fp8, int8, int4: an FP8 or
+    // W8A8 export of it, or the engine's --quantization) is quantized as trace's --dtype does:
+    // the layers' Linear weights in that format, embeddings, head and norms at 16 bits.
+    const std::optional<ServeQuantization> quantized_for_serving =
+        !model.quantization && job.base_dtype ? serve_quantization_for(*job.base_dtype)
+                                              : std::nullopt;
+    if (model.quantization || quantized_for_serving) {
       // the checkpoint's stored size, its MTP layers only when the engine loads them
-      const StorageEstimate storage = estimate_storage(model, params);
+      ModelDescription stored = model;
+      if (quantized_for_serving) {
+        stored.quantization = quantized_for_serving->scheme;
+        stored.torch_dtype = "bfloat16";
+        result.read_as += fmt::format(", Linear weights as {}", quantized_for_serving->name);
+      }
+      const StorageEstimate storage = estimate_storage(stored, params);
       profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
     }
     MemoryAssumptions engine_memory = a.memory;
@@ -204,6 +223,7 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
       engine_memory.awq_split_k = 32 / std::max<std::int64_t>(model.quantization->bits, 1);
     }
     engine_memory.moe_dense_experts = dense_experts;
+    engine_memory.sampler_bytes_per_logit = sampler_bytes_per_logit(row, a);
     engine_memory.prefill_chunk_tokens = profile_tokens;
     engine_memory.max_num_seqs = sequences;
     engine_memory.mla_cache = row.engine_mla_cache;
@@ -270,6 +290,7 @@ void score_job_row(const MeasuredRow& row, const ModelDescription& model,
     // generate() (no serving engine) prefills the whole prompt and samples only its batch;
     // neither it nor an engine in eager mode captures CUDA graphs.
     MemoryAssumptions memory = a.memory;
+    memory.sampler_bytes_per_logit = sampler_bytes_per_logit(row, a);
     if (job.mode == JobMode::serve && !row.serving_engine) {
       memory.prefill_chunk_tokens = 0;
       memory.max_num_seqs = 0;

@@ -113,10 +113,11 @@ struct MemoryAssumptions {
   /// max_num_batched_tokens, SGLang's chunked_prefill_size, both 8,192 by default on large
   /// GPUs); 0 = the whole prompt at once (transformers' generate).
   std::int64_t prefill_chunk_tokens = 8192;
-  /// Serving: bytes per logit the sampling step holds at once (vLLM's top-k/top-p sampler,
-  /// docs/memory.md "Serve jobs": bf16 logits 2 + fp32 copy 4 + torch.sort's values 4, indices
-  /// 8, its index input 8 and cub's alternate key/value buffers 4 + 8).
-  std::int64_t sampler_bytes_per_logit = 38;
+  /// Serving: bytes per logit the sampling step holds at once (vLLM's sampler from 0.17, which
+  /// masks top-k/top-p in place with Triton kernels, docs/memory.md "Serve jobs": the bf16
+  /// logits 2, their fp32 copy 4, the fp32 probabilities 4 and the exponential noise it divides
+  /// them by 4). vLLM before 0.17 sorted the logits: 38 (--sampler-bytes 38).
+  std::int64_t sampler_bytes_per_logit = 14;
   /// Serving: sequences the engine samples in one step at most and reserves memory for,
   /// whatever the load (vLLM's max_num_seqs, 256); the sampling step covers
   /// max(concurrency, this). 0: the concurrency only (transformers' generate).

@@ -74,6 +74,11 @@ struct MeasuredRow {
   /// vLLM before 0.3.0: AWQ Linears through the split-K awq_gemm (--awq-split-k 8) and Mixtral's
   /// experts run whole on every token of each rank (--moe-dense-experts).
   bool engine_vllm_before_0_3 = false;
+  /// vLLM before 0.17 (or undated, or another engine): top-k/top-p by sorting the logits, which
+  /// holds ValidationAssumptions::sort_sampler_bytes_per_logit a logit. From 0.17 (March 2026,
+  /// PR #33538; a "vX.Y" of 0.17 or later, or a date from April 2026 on) Triton kernels mask them
+  /// in place: MemoryAssumptions::sampler_bytes_per_logit.
+  bool engine_sort_sampler = true;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),
@@ -90,6 +95,10 @@ struct ValidationAssumptions {
   /// vLLM's memory outside torch's allocator at TP 1 (NCCL, CUDA graphs' pools are inside its
   /// profile): 0.16-0.43 GiB in the logged runs.
   std::int64_t engine_non_torch_bytes = 384LL << 20;
+  /// Bytes per logit of a sampling step that sorts the logits for top-k/top-p (vLLM before
+  /// 0.17, docs/memory.md "Serve jobs"): bf16 logits 2, their fp32 copy 4, torch.sort's values 4
+  /// and int64 indices 8, the int64 index input it builds 8, cub's alternate buffers 4 + 8.
+  std::int64_t sort_sampler_bytes_per_logit = 38;
   /// vLLM's profile run feeds this many tokens (max_num_batched_tokens) when the row gives none
   /// and prefills in chunks (the V1 engine, or chunked prefill turned on).
   std::int64_t engine_profile_tokens = 8192;

@@ -702,11 +702,12 @@ TEST_CASE("option --gpu selects the cards reported, by id or alias", "[cli][json
 TEST_CASE("the serving derivation is worked on the first card that holds the model",
           "[cli][json]") {
   // Llama-3.1-8B's bf16 weights are 14.96 GiB, over a T4's 14.00 GiB budget: the estimate moves
-  // to the L4, (21.05 - 14.96 - 0.5 context - 0.5 graphs - 1.19 prefill) GiB / 0.5 GiB of KV a
-  // 4,096-token request = 7.8 -> 7 requests.
+  // to the L4, (21.05 - 14.96 - 0.5 context - 0.5 graphs - 0.46 sampling) GiB / 0.5 GiB of KV
+  // a 4,096-token request = 9.3 -> 9 requests (the sampling step: 256 x 128,256 x 14 +
+  // 4,096 x 4,096 x 2 bytes, above the 4,096-token prefill's 4,096 x 55,296 x 2).
   const nlohmann::json plan = run_json({k_llama, "--json", "--gpu", "t4", "--gpu", "l4"});
   CHECK(plan["estimate"]["gpu"] == "l4");
-  CHECK(plan["estimate"]["max_concurrency"] == 7);
+  CHECK(plan["estimate"]["max_concurrency"] == 9);
   // The first card, when it holds the model, whatever follows.
   CHECK(run_json({k_llama, "--json", "--gpu", "h100", "--gpu", "t4"})["estimate"]["gpu"] ==
         "h100-80gb");
@@ -715,7 +716,7 @@ TEST_CASE("the serving derivation is worked on the first card that holds the mod
   CHECK(none["estimate"]["gpu"] == "t4");
   CHECK(none["estimate"]["max_concurrency"] == 0);
   const CliResult table = run({k_llama, "--gpu", "t4", "--gpu", "l4"});
-  CHECK(contains(table.out, "Serving on one l4 at 4,096 tokens per request: 7 concurrent"));
+  CHECK(contains(table.out, "Serving on one l4 at 4,096 tokens per request: 9 concurrent"));
   CHECK(contains(table.out, "Longest context on one l4 at 1 concurrent request(s):"));
 }
 

@@ -71,10 +71,10 @@ TEST_CASE("Llama-3.1-8B on a T4: serving needs two cards tensor-parallel", "[fit
       llama.memory, llama.model, built_in_cards({"t4", "h100"}), llama.assumptions);
   // T4: 14.74 GiB usable x 0.95 = 14.0 GiB budget < 16.06 GB of bf16 weights.
   CHECK_FALSE(fits[0].serve.fits);
-  // The engine's transient: sampling 256 sequences' 128,256 logits at 38 bytes, plus the
+  // The engine's transient: sampling 256 sequences' 128,256 logits at 14 bytes, plus the
   // forward pass's 4,096 x 4,096 output (the 4,096-token prefill itself holds 4,096 x 55,296 x 2
   // on one card, 4,096 x 33,792 x 2 on each of two: less).
-  const std::int64_t sampling = 256LL * 128'256 * 38 + 4'096LL * 4'096 * 2;
+  const std::int64_t sampling = 256LL * 128'256 * 14 + 4'096LL * 4'096 * 2;
   // Two cards: 512 MiB of CUDA context + 8,030,261,248 bytes + 256 MiB of KV + the sampling
   // step + 1,843 MiB of tensor-parallel buffers + 512 MiB of CUDA graphs each.
   REQUIRE(fits[0].serve.min_cards);

@@ -86,8 +86,8 @@ TEST_CASE("GRPO generating with transformers: the generation batch's cache and p
   // Cache: 2 layers x K, V x 2 kv heads x 16 x 2 bytes = 256 bytes a token, x 128 tokens x 32
   // sequences = 1,048,576. Prefill over 32 x 96 = 3,072 prompt tokens: the MLP's gate, up and
   // product (3 x 128) and output (64) beside the layer's input and residual (2 x 64), 576
-  // values x 2 bytes x 3,072 = 3,538,944 (the sampler, 32 x 1,000 x 38 + 32 x 64 x 2 =
-  // 1,220,096, is smaller). The phase: resident + 4,587,520, above the step by 3,154,944.
+  // values x 2 bytes x 3,072 = 3,538,944 (the sampler, 32 x 1,000 x 14 + 32 x 64 x 2 =
+  // 452,096, is smaller). The phase: resident + 4,587,520, above the step by 3,154,944.
   const trace::JobEstimate e = estimate(job);
   CHECK(e.breakdown.generation == 3'154'944);
   CHECK(e.breakdown.total() == k_resident + 1'048'576 + 3'538'944);

@@ -664,7 +664,7 @@ TEST_CASE("serving: weights, KV for the context, prefill", "[job]") {
   // 2 layers x K,V x 2 kv heads x 16 x 2 bytes = 256 bytes per token
   CHECK(e.breakdown.kv_cache == 256 * 100 * 3);
   // the sampling step an engine reserves for 256 sequences (serving_working_set_test.cpp)
-  CHECK(e.breakdown.activations == 256 * 1'000 * 38 + 300 * 64 * 2);
+  CHECK(e.breakdown.activations == 256 * 1'000 * 14 + 300 * 64 * 2);
 }
 
 TEST_CASE("serving over tensor-parallel GPUs holds communication buffers on each", "[job][serve]") {

@@ -33,9 +33,11 @@ TEST_CASE("forward pass: Llama-3.1-8B's MLP holds 3h + 3i per token, as vLLM mea
   CHECK(trace::forward_working_bytes(llama, 1'000, 2, a) == 33'792LL * 1'000 * 2);
 }
 
-TEST_CASE("sampling: full-vocabulary logits of each sequence at 38 bytes each", "[memory][serve]") {
+TEST_CASE("sampling: full-vocabulary logits of each sequence at 38 bytes each under vLLM's sort",
+          "[memory][serve]") {
   const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-8B");
-  const trace::MemoryAssumptions a;
+  trace::MemoryAssumptions a;
+  a.sampler_bytes_per_logit = 38;  // vLLM before 0.17 sorted the logits for top-k/top-p
   // vLLM's profile run at 8,192 tokens samples max_num_seqs = 256 sequences over 128,256 logits:
   // 256 x 128,256 x 38 = 1,247,674,368, plus the forward's 8,192 x 4,096 bf16 output it still
   // holds, 67,108,864: 1.2245 GiB. vLLM v0.6.5 logged an activation peak of 1.26 GiB for
@@ -43,6 +45,22 @@ TEST_CASE("sampling: full-vocabulary logits of each sequence at 38 bytes each", 
   // sampler, not the forward pass (0.84 / 0.50 GiB), sets it.
   CHECK(trace::sampling_bytes(llama, 256, 8'192, a) == 1'247'674'368LL + 67'108'864LL);
   CHECK(trace::forward_working_bytes(llama, 8'192, 1, a) < trace::sampling_bytes(llama, 256, 8'192, a));
+}
+
+TEST_CASE("sampling: 14 bytes a logit since vLLM 0.17 masks top-k/top-p in place",
+          "[memory][serve]") {
+  const trace::ModelDescription llama = catalog_model("meta-llama/Llama-3.1-8B");
+  const trace::MemoryAssumptions a;
+  // The bf16 logits 2, their fp32 copy 4, the fp32 probabilities 4 and the exponential noise
+  // they are divided by 4. vLLM 0.19's profile on an H100 samples max_num_seqs = 1,024
+  // sequences: 1,024 x 128,256 x 14 = 1,838,678,016, plus the forward's 8,192 x 4,096 bf16
+  // output, 67,108,864: 1.775 GiB, where vLLM 0.19 logged a torch peak increase of 1.89 GiB for
+  // Llama-3.1-8B-Instruct (llm-d-planner's sweep, tests/data/measured-vllm019-h100/ row 16).
+  CHECK(trace::sampling_bytes(llama, 1'024, 8'192, a) == 1'838'678'016LL + 67'108'864LL);
+  CHECK(trace::forward_working_bytes(llama, 8'192, 1, a) <
+        trace::sampling_bytes(llama, 1'024, 8'192, a));
+  // 256 sequences (max_num_seqs on cards under 70 GiB and A100s): 459,669,504 + 67,108,864.
+  CHECK(trace::sampling_bytes(llama, 256, 8'192, a) == 459'669'504LL + 67'108'864LL);
 }
 
 TEST_CASE("serve jobs: the larger of the forward pass and the sampling step", "[job][serve]") {
@@ -54,24 +72,24 @@ TEST_CASE("serve jobs: the larger of the forward pass and the sampling step", "[
   job.concurrency = 3;
   // As transformers' generate (sampling only its batch): hidden 64, 4 heads x 16, 2 kv heads,
   // intermediate 128: the MLP holds 3 x 128 + 64 values per token, the block's input and
-  // residual 2 x 64: 576 over 300 prompt tokens, more than sampling 3 x 1,000 x 38 + 300 x 64 x 2.
+  // residual 2 x 64: 576 over 300 prompt tokens, more than sampling 3 x 1,000 x 14 + 300 x 64 x 2.
   trace::MemoryAssumptions a;
   a.max_num_seqs = 0;
   trace::MemoryBreakdown b = trace::estimate_job(model, params, job, a).breakdown;
   CHECK(b.activations == 576 * 300 * 2);
   CHECK(b.logits == 0);
-  // 1,000 one-token sequences: sampling 1,000 x 1,000 x 38 + 1,000 x 64 x 2 beats the forward
+  // 1,000 one-token sequences: sampling 1,000 x 1,000 x 14 + 1,000 x 64 x 2 beats the forward
   // pass's 576 x 1,000 x 2.
   job.context = 1;
   job.concurrency = 1'000;
   b = trace::estimate_job(model, params, job, a).breakdown;
-  CHECK(b.activations == 1'000LL * 1'000 * 38 + 1'000 * 64 * 2);
+  CHECK(b.activations == 1'000LL * 1'000 * 14 + 1'000 * 64 * 2);
   // An engine (vLLM's default max_num_seqs, 256) reserves its sampler for 256 sequences however
-  // few are running: 256 x 1,000 x 38 + 300 x 64 x 2 for the 3 x 100-token prompts.
+  // few are running: 256 x 1,000 x 14 + 300 x 64 x 2 for the 3 x 100-token prompts.
   job.context = 100;
   job.concurrency = 3;
   CHECK(trace::estimate_job(model, params, job).breakdown.activations ==
-        256LL * 1'000 * 38 + 300 * 64 * 2);
+        256LL * 1'000 * 14 + 300 * 64 * 2);
 }
 
 TEST_CASE("forward pass: fused MoE caches per routed token, chunked", "[memory][serve][moe]") {

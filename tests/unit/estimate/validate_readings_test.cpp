@@ -772,6 +772,43 @@ TEST_CASE("the validator sizes vLLM's profile run: sequences, sampling, TP buffe
   CHECK(read_as("128", "vLLM 0.8.3").find("profile over 8192 tokens (chunked prefill)") == 0);
 }
 
+TEST_CASE("vLLM 0.17 on samples in place, and an 8-bit export is served with 8-bit Linears",
+          "[validate][kv]") {
+  // The tiny model on one 4 GiB card, V1 (chunked prefill) over max_num_batched_tokens 1,024,
+  // max_num_seqs 256 (V1's default under 70 GiB), max_model_len 128, job_weights fp8 on its
+  // bf16 config: an FP8 export, its layers' 14 Linears at one byte a weight and an F32 scale
+  // each, 2 x (12,288 + 24,576) + 14 x 4 = 73,784; embeddings, head and norms at bf16,
+  // (202,048 - 73,728) x 2 = 256,640: 330,424 bytes of weights.
+  const std::string header =
+      "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,job_tp,"
+      "job_weights,job_precision,job_optimizer,job_usable_gib,job_measured_gib,job_oom,framework\n";
+  const auto kv_pool = [&](const std::string& weights, const std::string& framework) {
+    const trace::Scoreboard board = trace::validate_rows(
+        trace::parse_measured_csv(header + "1,org/tiny,tiny.json,kv_capacity,128,1,1,single,1," +
+                                  weights + ",bf16_pure,none,4,,0," + framework + "\n"),
+        [](const trace::MeasuredRow&) -> std::optional<std::string> {
+          return std::string(k_tiny);
+        });
+    REQUIRE(board.results.at(0).planned);
+    return board.results.at(0);
+  };
+  // The forward pass over 1,024 tokens holds 2 x 64 + max(attention 64 + 2 x 32 + 64 + 64, MLP
+  // 384 + 64) = 576 values a token, 1,179,648 bytes; sampling 256 x 1,000 logits at 14 bytes +
+  // 1,024 x 64 x 2 = 3,715,072, the larger. Budget 0.9 x 4 GiB = 3,865,470,566, less vLLM's 384
+  // MiB of non-torch memory: 3,865,470,566 - 330,424 - 402,653,184 - 3,715,072 = 3,458,771,886.
+  const trace::RowResult v0_19 = kv_pool("fp8", "vLLM 0.19.0 max_num_batched_tokens 1024");
+  CHECK(v0_19.estimate_gib == Approx(3'458'771'886.0 / (1LL << 30)));
+  CHECK(v0_19.read_as.find(", Linear weights as fp8") != std::string::npos);
+  // vLLM 0.16 sorted the logits: 256 x 1,000 x 38 + 131,072 = 9,859,072, 6,144,000 more.
+  CHECK(kv_pool("fp8", "vLLM 0.16.0 max_num_batched_tokens 1024").estimate_gib ==
+        Approx(3'452'627'886.0 / (1LL << 30)));
+  // A date from April 2026 on reads as 0.17 or later; bf16 weights are 202,048 x 2 = 404,096.
+  CHECK(kv_pool("bf16", "vLLM (May 2026) max_num_batched_tokens 1024").estimate_gib ==
+        Approx((3'458'771'886.0 + 330'424 - 404'096) / (1LL << 30)));
+  CHECK(kv_pool("bf16", "vLLM (May 2026) max_num_batched_tokens 1024").read_as.find("Linear") ==
+        std::string::npos);
+}
+
 TEST_CASE("the validator reads autocast serving from the precision cell", "[validate][serve]") {
   const std::string header =
       "row_id,model_id,config_file,job_task,job_seq_len,job_batch,job_gpus,job_sharding,"
