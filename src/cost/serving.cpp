@@ -299,7 +299,8 @@ ServingPlan plan_serving(const JobEstimator& estimator, const Job& serve_job,
       job.weight_bytes ? *job.weight_bytes
                        : estimator.estimate(job).breakdown.weights * plan.tp);
   const double routed_params = static_cast<double>(component_count(params, "experts"));
-  const double text_params = static_cast<double>(std::max<std::int64_t>(1, params.total - params.mtp));
+  const double text_params =
+      static_cast<double>(std::max<std::int64_t>(1, served_params(params, false)));
   const double routed_bytes = memory.serve_expert_bytes >= 0
                                   ? static_cast<double>(memory.serve_expert_bytes)
                                   : weights * routed_params / text_params;

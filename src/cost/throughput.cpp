@@ -124,7 +124,7 @@ void plan_serving_row(const ThroughputRow& row, const GpuCatalog& catalog,
   LoadedModel loaded = load_model(row, load, r);
 
   const std::int64_t weight_bytes = static_cast<std::int64_t>(std::ceil(
-      static_cast<double>(loaded.params.total - loaded.params.mtp) * weights->bits_per_param / 8));
+      static_cast<double>(served_params(loaded.params, false)) * weights->bits_per_param / 8));
   MemoryAssumptions memory;
   memory.serve_weight_dtype = weights->serve_dtype;
   memory.kv_dtype = *kv;

@@ -1000,10 +1000,10 @@ MemoryEstimate memory_terms(const ModelDescription& model, const ParameterCount&
   serve.batch = a.concurrency;
   // serve_weight_bytes (a quantized checkpoint's stored size) already leaves MTP out unless
   // serve_mtp; see make_report.
-  serve.breakdown.weights = a.serve_weight_bytes >= 0
-                                ? a.serve_weight_bytes
-                                : bytes_for(a.serve_mtp ? total : total - params.mtp,
-                                            a.serve_weight_dtype);
+  serve.breakdown.weights =
+      a.serve_weight_bytes >= 0
+          ? a.serve_weight_bytes
+          : bytes_for(served_params(params, a.serve_mtp), a.serve_weight_dtype);
   serve.breakdown.overhead = checked_add(a.cuda_context_bytes, a.cuda_graph_bytes);
   const Dtype ssm_dtype = effective_ssm_dtype(model, a);
   const KvSplit one_gpu = serving_split(a);

@@ -203,8 +203,29 @@ std::int64_t component_count(const ParameterCount& count, std::string_view compo
   return 0;
 }
 
+namespace {
+
+// A stack or extra parameter named `name` is one of the model's not-served parts: a listed name,
+// or below one ("talker.code_predictor" below "talker").
+bool not_served(const ModelDescription& model, std::string_view name) {
+  for (const std::string& part : model.not_served) {
+    if (name == part ||
+        (name.starts_with(part) && name.size() > part.size() && name[part.size()] == '.')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::int64_t served_params(const ParameterCount& count, bool with_mtp) {
+  return count.total - (with_mtp ? 0 : count.mtp) - count.not_served;
+}
+
 ParameterCount count_parameters(const ModelDescription& model) {
   Tally tally;
+  std::int64_t unserved = 0;  // ModelDescription::not_served's parameters
   const std::int64_t token_embedding = checked_mul(model.vocab_size, model.embedding_dim);
   tally.add("embedding", token_embedding);
   const std::int64_t positions = checked_mul(model.learned_positions, model.position_width());
@@ -225,6 +246,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
       if (stack.vision || stack.mtp) {
         tally.add(stack.vision ? "vision" : "mtp", block_params(block));
         if (stack.vision) vision = checked_add(vision, block_params(block));
+        if (not_served(model, stack.name)) unserved = checked_add(unserved, block_params(block));
         continue;
       }
       tally.add("attention", attention_params(block.attention));
@@ -244,6 +266,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
       const std::int64_t norm = norm_params(*stack.final_norm);
       tally.add(stack.vision ? "vision" : stack.mtp ? "mtp" : "norm", norm);
       if (stack.vision) vision = checked_add(vision, norm);
+      if (not_served(model, stack.name)) unserved = checked_add(unserved, norm);
     }
   }
 
@@ -255,6 +278,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
   for (const ExtraParameter& extra : model.extra_parameters) {
     tally.add(extra.component, extra.params);
     if (extra.component == "vision") vision = checked_add(vision, extra.params);
+    if (not_served(model, extra.name)) unserved = checked_add(unserved, extra.params);
     if (extra.component == "embedding" && extra.op == "Embedding") {
       extra_lookups = checked_add(extra_lookups, extra.params);
     }
@@ -270,6 +294,7 @@ ParameterCount count_parameters(const ModelDescription& model) {
   // speculative decoding; unselected routed experts sit idle; a vision tower runs per image, not
   // per token (Meta's "17B active" for Llama-4-Scout is the text path).
   count.vision = vision;
+  count.not_served = unserved;
   count.router_bias_buffers = bias_buffers;
   count.active = count.total - count.mtp - inactive_experts - vision;
   // Vendors that publish "without embeddings" leave out the input lookup tables but keep the

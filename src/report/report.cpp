@@ -1,6 +1,7 @@
 #include "trace/report/report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -354,6 +355,17 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
   }
   if (report.serve_weight_format.empty()) {
     report.serve_weight_format = dtype_info(report.assumptions.serve_weight_dtype).name;
+  }
+  if (report.parameters.not_served > 0) {
+    report.notes.push_back(
+        {fmt::format("serving loads the thinker alone, as vLLM registers the model: {} ({} "
+                     "parameters) left out of the serving weights{}",
+                     fmt::join(report.model.not_served, " and "),
+                     group_digits(report.parameters.not_served),
+                     report.assumptions.serve_weight_bytes >= 0
+                         ? " but kept in the checkpoint's stored size they are taken at"
+                         : ""),
+         NoteScope::serving});
   }
   report.graph = build_layer_graph(report.model, requested.seq_len, 1);
   report.memory = estimate_memory(report.model, report.parameters, report.assumptions);

@@ -47,6 +47,9 @@ struct ParameterCount {
   std::int64_t active_without_embedding = 0;  ///< active minus the input lookup tables
   std::int64_t mtp = 0;  ///< multi-token-prediction layers, inside total, never active
   std::int64_t vision = 0;                    ///< image encoder + projector, inside total
+  /// Parameters of the parts a serving engine does not load (ModelDescription::not_served), inside
+  /// total and vision.
+  std::int64_t not_served = 0;
   /// Router e_score_correction_bias elements inside total (stored F32 buffers; transformers'
   /// num_parameters() leaves them out, trace counts them: docs/parameters.md).
   std::int64_t router_bias_buffers = 0;
@@ -60,5 +63,9 @@ std::int64_t component_count(const ParameterCount& count, std::string_view compo
 
 /// Counts every parameter of the model. Throws ConfigError if a count overflows int64.
 ParameterCount count_parameters(const ModelDescription& model);
+
+/// The parameters a serving engine loads: the total less the MTP layers (unless it decodes
+/// speculatively with them) and the parts it does not load (Qwen-Omni's talker and vocoder).
+std::int64_t served_params(const ParameterCount& count, bool with_mtp);
 
 }  // namespace trace

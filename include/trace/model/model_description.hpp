@@ -500,6 +500,10 @@ struct ModelDescription {
   /// quantized) the checkpoint keeps in F32 whatever its dtype: GLM-5.3-Flash's mHC base / scale.
   /// A block's own are its description's (Ssm::decay_fp32).
   std::int64_t fp32_stored_params = 0;
+  /// Names (a stack's, or an extra parameter's prefix before ".") of parts a serving engine does
+  /// not load: Qwen-Omni's talker and token2wav / code2wav, which vLLM leaves out (it registers
+  /// the model as its thinker). Counted in the total; ParameterCount::not_served.
+  std::vector<std::string> not_served;
   /// The routers' correction biases are stored at the checkpoint's dtype (Kimi-Linear), not in
   /// F32 as DeepSeek-V3 keeps them.
   bool router_bias_at_checkpoint_dtype = false;

@@ -175,6 +175,8 @@ ModelDescription build_qwen2_5_omni(const ConfigReader& config) {
     return model;
   }
   add_talker(config.child("talker_config"), model);
+  // vLLM registers the model as its thinker: a serving engine loads neither part.
+  model.not_served = {"talker", "token2wav"};
   const ConfigReader token2wav = config.child("token2wav_config");
   std::int64_t head_dim = 0;
   const std::int64_t dit = dit_params(token2wav.child("dit_config"), head_dim);

@@ -175,6 +175,8 @@ ModelDescription build_qwen3_omni_moe(const ConfigReader& config) {
     }
     add_talker(config.child("talker_config"), model);
     add_code2wav(config.child("code2wav_config"), model);
+    // vLLM registers the model as its thinker: a serving engine loads neither part.
+    model.not_served = {"talker", "code2wav"};
   } else {
     model.notes.push_back(
         "no talker: enable_audio_output is false or talker_config absent (Thinking / Captioner "

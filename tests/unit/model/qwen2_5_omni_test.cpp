@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "test_data.hpp"
+#include "trace/estimate/job.hpp"
 #include "trace/estimate/parameters.hpp"
 #include "trace/estimate/storage.hpp"
 #include "trace/model/model_config.hpp"
@@ -95,6 +96,16 @@ TEST_CASE("Qwen2.5-Omni-7B: the Hub's 10,732,225,440 and its 21,327 MiB",
   const std::int64_t bytes = trace::estimate_storage(model, count).bytes;
   CHECK(bytes == 2 * (total - k_dit - k_bigvgan) + 4 * (k_dit + k_bigvgan));
   CHECK((bytes + 4 * 32 + (1 << 19)) / (1 << 20) == 21'327);
+  // Serving loads the thinker alone (vLLM registers Qwen2_5OmniModel as its thinker): 8,931,813,888
+  // parameters, 17,863,627,776 bytes (16.64 GiB) at bf16, where vLLM logged "16.74 GiB for
+  // weight" serving this model on an A100-40GB (vLLM issue #25970).
+  CHECK(count.not_served == talker + k_dit + k_bigvgan);
+  CHECK(trace::served_params(count, false) == text + audio + vision);
+  trace::Job serve;
+  serve.mode = trace::JobMode::serve;
+  serve.context = 1'024;
+  CHECK(trace::estimate_job(model, count, serve).breakdown.weights == 2 * (text + audio + vision));
+  CHECK(2 * (text + audio + vision) == 17'863'627'776LL);
 
   SECTION("enable_audio_output false keeps the thinker") {
     nlohmann::json config =

@@ -110,6 +110,9 @@ TEST_CASE("Qwen3-Omni-30B-A3B-Instruct: 35,259,818,545 with the talker and code2
   CHECK(trace::estimate_storage(model, count).bytes == 70'519'637'090);
   // Only the thinker's text model is on the text path.
   CHECK(count.active == 3'353'556'992);
+  // A serving engine loads the thinker alone (vLLM registers the model as its thinker).
+  CHECK(count.not_served == talker + code2wav);
+  CHECK(trace::served_params(count, false) == 31'719'205'488);
 
   nlohmann::json config = nlohmann::json::parse(trace::test::config_text(k_instruct));
   SECTION("enable_audio_output false keeps the thinker alone") {
