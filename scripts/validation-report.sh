@@ -49,7 +49,10 @@ How to read it:
   `job_weights` names 8 or 4 bits on an unquantized config (an FP8 or W8A8 export, the engine's
   `--quantization fp8`) is served as `--dtype` serves it: the layers' Linear weights in that
   format, embeddings, head and norms at 16 bits; its sampling step holds 14 bytes a logit from
-  vLLM 0.17 on and 38 before (memory.md, "Serve jobs"). The KV cache a
+  vLLM 0.17 on and 38 before (memory.md, "Serve jobs"); from vLLM 0.21 (by version, else a date
+  from June 2026 on) the pool also leaves out the CUDA graphs (`cuda_graph_bytes`, 512 MiB), which
+  that version estimates before it sizes the pool ("CUDA graph memory profiling is enabled
+  (default since v0.21.0)", its log says), where earlier ones capture them after, outside it. The KV cache a
   `kv_capacity` row needs is one rank's share (`ceil(kv_heads / tp)` heads, an MLA latent
   whole on each rank); on vLLM's V1 engine (its version, "V1", a `vX.Y` of 0.8 or later among
   the framework's words, else a date from April 2025 on unless it says V0) a hybrid model's
@@ -201,8 +204,8 @@ say):
 - *Recall.* Rows that cannot be planned (no sequence length, GPU count or config: listed
   below) count as not flagged, which caps the recall below 95% whatever the estimator does.
   Row 1039 (Qwen3.8-27B: vLLM refused 1,024 sequences with 969 Mamba blocks) is planned since
-  its published config joined trace's fixtures: flagged at 346 blocks as its job columns read
-  (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 1,047 with `job_weights`
+  its published config joined trace's fixtures: flagged at 335 blocks as its job columns read
+  (bf16 weights), where the log's 969 fits a 4-bit checkpoint (trace: 1,037 with `job_weights`
   int4, its Linears as AWQ stores them).
   Row 1040 (Nemotron-3-Super on two H100s, "precision not stated") is flagged the same way, at
   0 blocks for bf16 weights that two H100s cannot hold; an FP8 deployment (`--dtype fp8`) gives

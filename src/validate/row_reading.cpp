@@ -850,6 +850,8 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
     row.engine_vllm_before_0_3 = *vllm < Version{0, 3};
     // 0.17 (March 2026) masks top-k/top-p with Triton kernels instead of sorting (PR #33538).
     row.engine_sort_sampler = *vllm < Version{0, 17};
+    // 0.21 profiles the CUDA graphs before it sizes the KV pool.
+    row.engine_graphs_in_pool_budget = *vllm >= Version{0, 21};
   } else if (framework_text.find("vllm") != std::string::npos) {
     // ("V0" named as the engine is V0 whatever the date)
     static const std::regex v0_engine(R"(\bv0(?![.\d]))");
@@ -859,6 +861,7 @@ MeasuredRow read_measured_row(std::map<std::string, std::string>& cell) {
          (date && *date >= std::pair{2025, 4} && !std::regex_search(framework_text, v0_engine));
     // a month after 0.17's release
     row.engine_sort_sampler = !(date && *date >= std::pair{2026, 4});
+    row.engine_graphs_in_pool_budget = date && *date >= std::pair{2026, 6};
   }
   row.engine_v1 = v1;
   // V1's default max_num_seqs depends on the card (EngineArgs.get_batch_defaults): 1,024 on one

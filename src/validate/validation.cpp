@@ -242,8 +242,12 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
     } else {
       const auto budget = static_cast<std::int64_t>(row.gpu_memory_utilization *
                                                     static_cast<double>(usable));
-      // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds
-      const std::int64_t non_torch = a.engine_non_torch_bytes + run.overhead;
+      // vLLM's own non-torch memory, beside the tensor-parallel buffers the estimate holds; from
+      // 0.21 also its CUDA graphs, which it estimates before sizing the pool
+      const bool graphs_first = row.engine_graphs_in_pool_budget && !row.engine_eager;
+      const std::int64_t non_torch =
+          a.engine_non_torch_bytes + run.overhead + (graphs_first ? a.memory.cuda_graph_bytes : 0);
+      if (graphs_first) result.read_as += ", CUDA graphs in the budget";
       const std::int64_t kv_pool = budget - weights - non_torch - activation;
       const KvSplit kv_split = serving_split(engine_memory, job.tp, job.pp);
       const std::int64_t per_sequence =

@@ -79,6 +79,10 @@ struct MeasuredRow {
   /// PR #33538; a "vX.Y" of 0.17 or later, or a date from April 2026 on) Triton kernels mask them
   /// in place: MemoryAssumptions::sampler_bytes_per_logit.
   bool engine_sort_sampler = true;
+  /// vLLM 0.21 on (a "vX.Y" of 0.21 or later, or a date from June 2026 on) estimates its CUDA
+  /// graphs' memory before sizing the KV pool and takes it out of the pool (default since
+  /// 0.21: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS); before, the graphs came after, outside it.
+  bool engine_graphs_in_pool_budget = false;
   /// job_counter, else read from measure_method ("reserved", "pynvml" / "nvidia-smi").
   MemoryCounter counter = MemoryCounter::allocated;
   /// The CUDA context the row itself measured ("(1343 MiB context)", "context (~1343 MiB)"),

@@ -807,6 +807,14 @@ TEST_CASE("vLLM 0.17 on samples in place, and an 8-bit export is served with 8-b
         Approx((3'458'771'886.0 + 330'424 - 404'096) / (1LL << 30)));
   CHECK(kv_pool("bf16", "vLLM (May 2026) max_num_batched_tokens 1024").read_as.find("Linear") ==
         std::string::npos);
+  // vLLM 0.21 on estimates its CUDA graphs (512 MiB) before it sizes the pool, and takes them out
+  // of it: 3,458,771,886 - 536,870,912 = 2,921,900,974; in eager mode there are none.
+  CHECK(kv_pool("fp8", "vLLM 0.21.0 max_num_batched_tokens 1024").estimate_gib ==
+        Approx(2'921'900'974.0 / (1LL << 30)));
+  CHECK(kv_pool("fp8", "vLLM (July 2026) max_num_batched_tokens 1024").estimate_gib ==
+        Approx(2'921'900'974.0 / (1LL << 30)));
+  CHECK(kv_pool("fp8", "vLLM 0.21.0 enforce_eager max_num_batched_tokens 1024").estimate_gib ==
+        Approx(3'458'771'886.0 / (1LL << 30)));
 }
 
 TEST_CASE("the validator reads autocast serving from the precision cell", "[validate][serve]") {
