@@ -405,7 +405,10 @@ build, on an H100 (SXM and PCIe), an H200, an A100 (40 and 80 GB) and an RTX 409
 parallelism 1 to 8. They are less certain than the sweep above (each row's `notes` says how):
 two name no version (read by date), two take the card from the repository rather than the log,
 three leave `gpu_memory_utilization` at its default unprinted, one is a development build. They
-were gathered after the readings above and changed none of them. trace reads them within 1.5%
+were gathered after the sweep's two readings; one of them (the 0.26 build's log) showed vLLM
+estimating its CUDA graphs before the pool, the reading from 0.21 on ("How to read it"), which
+vLLM's own log message dates and which moved the shared set's row 1042 from +9.2% to −2.8% and
+this set's row 3 from −2.8% to −6.4%. trace reads them within 1.5%
 at the median and 6.4% at the 90th percentile (the 38-byte sorting sampler before vLLM 0.17, the
 CUDA graphs in the budget from 0.21): Qwen3-VL-30B-A3B +4.1% (its logged weights are 0.37 GiB
 above trace's count, and its vision encoder's profile, which trace does not estimate, would take
