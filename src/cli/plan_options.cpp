@@ -181,9 +181,8 @@ void add_plan_options(CLI::App& app, PlanOptions& options, bool model_required) 
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{64}));
   app.add_option("--sampler-bytes", a.sampler_bytes_per_logit,
-                 "serving: bytes per logit the sampling step holds (vLLM >= 0.17's in-place "
-                 "top-k/top-p; 38 "
-                 "for vLLM < 0.17, which sorted the logits)")
+                 "serving: bytes per logit the sampling step holds (vLLM >= 0.17 masks top-k/top-p "
+                 "in place; 38 for vLLM < 0.17, which sorted the logits)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 10));
   app.add_option("--max-num-seqs", a.max_num_seqs,

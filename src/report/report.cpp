@@ -357,14 +357,19 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
     report.serve_weight_format = dtype_info(report.assumptions.serve_weight_dtype).name;
   }
   if (report.parameters.not_served > 0) {
+    // vLLM registers the model as its thinker; a stored size (a quantized checkpoint's) still
+    // holds the other parts.
+    const std::string parts = fmt::format("{}", fmt::join(report.model.not_served, " and "));
+    const std::string count = group_digits(report.parameters.not_served);
     report.notes.push_back(
-        {fmt::format("serving loads the thinker alone, as vLLM registers the model: {} ({} "
-                     "parameters) left out of the serving weights{}",
-                     fmt::join(report.model.not_served, " and "),
-                     group_digits(report.parameters.not_served),
-                     report.assumptions.serve_weight_bytes >= 0
-                         ? " but kept in the checkpoint's stored size they are taken at"
-                         : ""),
+        {report.assumptions.serve_weight_bytes >= 0
+             ? fmt::format("serving takes the checkpoint's stored size, which includes the {} "
+                           "({} parameters) a serving engine does not load (vLLM loads the "
+                           "thinker alone)",
+                           parts, count)
+             : fmt::format("serving loads the thinker alone, as vLLM registers the model: the "
+                           "{} ({} parameters) left out of the serving weights",
+                           parts, count),
          NoteScope::serving});
   }
   report.graph = build_layer_graph(report.model, requested.seq_len, 1);

@@ -211,7 +211,8 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
       ModelDescription stored = model;
       if (quantized_for_serving) {
         stored.quantization = quantized_for_serving->scheme;
-        stored.torch_dtype = "bfloat16";
+        // the rest at the 16-bit dtype the engine loads (bf16 for an fp32 checkpoint)
+        stored.torch_dtype = model.torch_dtype == "float16" ? "float16" : "bfloat16";
         result.read_as += fmt::format(", Linear weights as {}", quantized_for_serving->name);
       }
       const StorageEstimate storage = estimate_storage(stored, params);

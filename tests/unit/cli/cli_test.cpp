@@ -958,6 +958,20 @@ TEST_CASE("trace check says what its estimate assumes or leaves out for the job 
   CHECK_FALSE(has_note(notes_of("serve"), trained));
   CHECK(has_note(notes_of("lora"), trained));
   CHECK_FALSE(has_note(notes_of("lora"), served));
+  // Qwen-Omni: a serve gate hears that the thinker alone is served (1,800,411,520 parameters of
+  // talker and token2wav left out: qwen2_5_omni_test.cpp), a training gate does not.
+  const std::string omni = trace::test::config_path("Qwen--Qwen2.5-Omni-7B.reconstructed.json");
+  const std::string thinker =
+      "serving loads the thinker alone, as vLLM registers the model: the "
+      "talker and token2wav (1,800,411,520 parameters)";
+  CHECK(has_note(
+      nlohmann::json::parse(
+          run({"check", omni, "--gpu", "h100-80gb", "--mode", "serve", "--json"}).out)["notes"],
+      thinker));
+  CHECK_FALSE(has_note(
+      nlohmann::json::parse(
+          run({"check", omni, "--gpu", "h100-80gb", "--mode", "lora", "--json"}).out)["notes"],
+      thinker));
   // A dense bf16 model's check has nothing to add.
   CHECK(
       nlohmann::json::parse(run({"check", k_llama, "--gpu", "h100-80gb", "--json"}).out)["notes"] ==
