@@ -342,8 +342,7 @@ void JobPass::serving_terms() {
       job.weight_bytes
           ? *job.weight_bytes
           : (job.base_nf4 ? bitsandbytes_bytes(QuantFormat::bnb_4bit, job.nf4_double_quant, 2)
-                          // without the parts an engine does not load (Qwen-Omni's talker)
-                          : bytes_for(total - params.not_served, dtype));
+                          : bytes_for(served_params(params, false), dtype));
   if (job.serve_autocast) {
     if (job.base_nf4 || dtype != Dtype::fp32) {
       throw ConfigError("serving under autocast (--autocast) needs fp32 weights (--dtype fp32)");

@@ -100,4 +100,18 @@ std::string serve_quantization_names() {
   return names;
 }
 
+Dtype default_serving_dtype(const ModelDescription& model) {
+  if (model.torch_dtype == "float16") return Dtype::fp16;
+  return Dtype::bf16;
+}
+
+StorageEstimate quantized_serving_storage(const ModelDescription& model,
+                                          const ParameterCount& params,
+                                          const ServeQuantization& wanted) {
+  ModelDescription quantized = model;
+  quantized.quantization = wanted.scheme;
+  quantized.torch_dtype = default_serving_dtype(model) == Dtype::fp16 ? "float16" : "bfloat16";
+  return estimate_storage(quantized, params);
+}
+
 }  // namespace trace

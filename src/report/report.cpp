@@ -12,11 +12,6 @@
 
 namespace trace {
 
-Dtype default_serving_dtype(const ModelDescription& model) {
-  if (model.torch_dtype == "float16") return Dtype::fp16;
-  return Dtype::bf16;
-}
-
 namespace {
 
 // A hybrid serve job on its card: vLLM V1's blocks in what the GPU leaves for caches (its
@@ -317,11 +312,8 @@ Report make_report(std::string_view config_text, const ReportRequest& asked,
     }
     // The rest stays at the 16-bit dtype the engine loads (bf16 for an fp32 checkpoint).
     report.assumptions.serve_weight_dtype = default_serving_dtype(report.model);
-    ModelDescription quantized = report.model;
-    quantized.quantization = wanted.scheme;
-    quantized.torch_dtype =
-        report.assumptions.serve_weight_dtype == Dtype::fp16 ? "float16" : "bfloat16";
-    const StorageEstimate serving = estimate_storage(quantized, report.parameters);
+    const StorageEstimate serving =
+        quantized_serving_storage(report.model, report.parameters, wanted);
     report.assumptions.serve_weight_bytes =
         serving.bytes - (requested.serve_mtp ? 0 : serving.mtp_bytes);
     report.assumptions.serve_expert_bytes = serving.routed_expert_bytes;

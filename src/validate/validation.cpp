@@ -208,14 +208,12 @@ void score_engine_row(const MeasuredRow& row, const ModelDescription& model,
                                               : std::nullopt;
     if (model.quantization || quantized_for_serving) {
       // the checkpoint's stored size, its MTP layers only when the engine loads them
-      ModelDescription stored = model;
+      const StorageEstimate storage =
+          quantized_for_serving ? quantized_serving_storage(model, params, *quantized_for_serving)
+                                : estimate_storage(model, params);
       if (quantized_for_serving) {
-        stored.quantization = quantized_for_serving->scheme;
-        // the rest at the 16-bit dtype the engine loads (bf16 for an fp32 checkpoint)
-        stored.torch_dtype = model.torch_dtype == "float16" ? "float16" : "bfloat16";
         result.read_as += fmt::format(", Linear weights as {}", quantized_for_serving->name);
       }
-      const StorageEstimate storage = estimate_storage(stored, params);
       profile.weight_bytes = storage.bytes - (row.engine_mtp ? 0 : storage.mtp_bytes);
     }
     MemoryAssumptions engine_memory = a.memory;

@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "trace/dtype.hpp"
+#include "trace/estimate/parameters.hpp"
+#include "trace/estimate/storage.hpp"
 #include "trace/model/model_description.hpp"
 
 namespace trace {
@@ -29,5 +31,15 @@ std::optional<ServeQuantization> serve_quantization_for(Dtype dtype);
 
 /// "fp8, fp8-block, int8, awq, gptq, nf4, nvfp4"
 std::string serve_quantization_names();
+
+/// The serving dtype transformers/vLLM would load: fp16/bf16 as stored, bf16 for fp32 or unknown.
+Dtype default_serving_dtype(const ModelDescription& model);
+
+/// An unquantized checkpoint's stored layout served as `wanted` (`--quantize`, `--dtype fp8`,
+/// a validated row's 8-bit export): its layers' Linear weights in that format, the rest at
+/// default_serving_dtype.
+StorageEstimate quantized_serving_storage(const ModelDescription& model,
+                                          const ParameterCount& params,
+                                          const ServeQuantization& wanted);
 
 }  // namespace trace

@@ -157,9 +157,6 @@ std::vector<std::string> job_notes(const Report& report);
 /// and ModelOpt releases trained from their BF16 originals).
 bool lora_keeps_stored_base(const Quantization& q);
 
-/// The serving dtype transformers/vLLM would load: fp16/bf16 as stored, bf16 for fp32 or unknown.
-Dtype default_serving_dtype(const ModelDescription& model);
-
 /// Parses the config and runs every estimator. Throws ConfigError.
 Report make_report(std::string_view config_text, const ReportRequest& request,
                    const GpuCatalog& gpus);
